@@ -1,0 +1,222 @@
+//! The task cost model, shared by the simulator and by metrics.
+//!
+//! A task's duration is either explicit (the workload says "this map takes
+//! 10 s", as the MSJO experiments need) or derived from bytes:
+//!
+//! * map = overhead + read(input at the rate of its locality level)
+//!   + input x CPU-per-MB / node speed;
+//! * reduce = copy phase (its partition of every map's output, at the shuffle
+//!   rate, overlapping the map phase) + compute phase (partition x CPU-per-MB
+//!   / node speed + writing its output at disk rate).
+//!
+//! A shared scan (one attempt, several riding jobs) pays the scan part once
+//! and every rider's compute part: for byte-costed tasks the scan part is the
+//! read, for explicit ones it is `scan_fraction` of the time (seed 000 §4,
+//! the paper's f).
+
+use crate::cluster::{Cluster, Node};
+use crate::ids::Locality;
+use crate::time::Time;
+use crate::workload::{JobSpec, MapSpec};
+
+/// The two parts of one rider's map work on a given node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MapCost {
+    /// Reading the block (shared by riders).
+    pub scan: Time,
+    /// Running this job's map function (paid per rider).
+    pub compute: Time,
+}
+
+/// Read rate (MB/s) at a locality level. Data-less maps read locally.
+pub fn read_rate(cluster: &Cluster, loc: Locality) -> f64 {
+    match loc {
+        Locality::Node | Locality::NoData => cluster.rates.disk_mb_s,
+        Locality::Rack => cluster.rates.rack_mb_s,
+        Locality::OffRack => cluster.rates.off_rack_mb_s,
+    }
+}
+
+/// Cost of one map of `job` on `node` at locality `loc`.
+pub fn map_cost(cluster: &Cluster, job: &JobSpec, map: &MapSpec, node: &Node, loc: Locality) -> MapCost {
+    match map.time {
+        Some(t) => {
+            let t = t.scale(1.0 / node.speed);
+            let scan = t.scale(job.scan_fraction);
+            MapCost {
+                scan,
+                compute: t - scan,
+            }
+        }
+        None => MapCost {
+            scan: Time::from_secs_f64(map.input_mb / read_rate(cluster, loc)),
+            compute: Time::from_secs_f64(map.input_mb * job.cost.map_cpu_s_per_mb / node.speed),
+        },
+    }
+}
+
+/// Duration of an attempt that serves `riders` (one [`MapCost`] each):
+/// overhead + the longest scan + every compute.
+pub fn shared_map_time(cluster: &Cluster, riders: &[MapCost]) -> Time {
+    let scan = riders.iter().map(|c| c.scan).max().unwrap_or(Time::ZERO);
+    let compute = riders.iter().fold(Time::ZERO, |a, c| a + c.compute);
+    cluster.task_overhead + scan + compute
+}
+
+/// Intermediate output of one map, MB.
+pub fn map_output_mb(job: &JobSpec, map: &MapSpec) -> f64 {
+    map.input_mb * job.cost.map_output_ratio
+}
+
+/// Total intermediate output of a job's maps, MB.
+pub fn job_output_mb(job: &JobSpec) -> f64 {
+    job.maps.iter().map(|m| map_output_mb(job, m)).sum()
+}
+
+/// One reduce's partition, MB (keys spread evenly over reduces).
+pub fn partition_mb(job: &JobSpec) -> f64 {
+    if job.reduces.is_empty() {
+        0.0
+    } else {
+        job_output_mb(job) / job.reduces.len() as f64
+    }
+}
+
+/// Compute phase of reduce `index` of `job` on `node` (explicit reduces:
+/// their whole time).
+pub fn reduce_compute_time(cluster: &Cluster, job: &JobSpec, index: usize, node: &Node) -> Time {
+    match job.reduces[index].time {
+        Some(t) => t.scale(1.0 / node.speed),
+        None => {
+            let p = partition_mb(job);
+            let cpu = p * job.cost.reduce_cpu_s_per_mb / node.speed;
+            let write = p * job.cost.reduce_output_ratio / cluster.rates.disk_mb_s;
+            Time::from_secs_f64(cpu + write)
+        }
+    }
+}
+
+/// Time to copy `mb` at the shuffle rate.
+pub fn copy_time(cluster: &Cluster, mb: f64) -> Time {
+    Time::from_secs_f64(mb / cluster.rates.shuffle_mb_s)
+}
+
+/// The job's time alone on an idle cluster of reference (speed 1) nodes, a
+/// lower bound used for stretch: the map phase takes at least its longest
+/// map and its total map work spread over every map slot; the reduce phase
+/// likewise over reduce slots (copy time is ignored, it overlaps the maps).
+pub fn ideal_time(cluster: &Cluster, job: &JobSpec) -> Time {
+    let reference = Node {
+        name: String::new(),
+        rack: crate::ids::RackId(0),
+        group: String::new(),
+        slots: crate::cluster::SlotConfig::Unified { slots: 1 },
+        max_reducers: 1,
+        speed: 1.0,
+        disk_mb: None,
+    };
+    let (mut work, mut longest) = (0.0f64, Time::ZERO);
+    for m in &job.maps {
+        let c = map_cost(cluster, job, m, &reference, Locality::Node);
+        let t = cluster.task_overhead + c.scan + c.compute;
+        work += t.as_secs_f64();
+        longest = longest.max(t);
+    }
+    let map_slots = cluster.total_map_slots().max(1) as f64;
+    let map_phase = longest.max(Time::from_secs_f64(work / map_slots));
+    let (mut rwork, mut rlongest) = (0.0f64, Time::ZERO);
+    for i in 0..job.reduces.len() {
+        let t = cluster.task_overhead + reduce_compute_time(cluster, job, i, &reference);
+        rwork += t.as_secs_f64();
+        rlongest = rlongest.max(t);
+    }
+    let red_slots = cluster.total_reduce_slots().max(1) as f64;
+    let reduce_phase = rlongest.max(Time::from_secs_f64(rwork / red_slots));
+    (map_phase + reduce_phase).max(Time(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{BlockRef, DatasetId};
+
+    fn cluster() -> Cluster {
+        Cluster::from_toml_str(
+            "c",
+            r#"
+task_overhead_s = 1
+[rates]
+disk_mb_s = 100
+rack_mb_s = 50
+off_rack_mb_s = 10
+shuffle_mb_s = 20
+[[nodes]]
+count = 2
+map_slots = 2
+reduce_slots = 1
+"#,
+        )
+        .unwrap()
+    }
+
+    fn job() -> JobSpec {
+        let mut j = JobSpec::explicit("j", Time::ZERO, &[], &[], 1.0);
+        j.maps = vec![
+            MapSpec {
+                block: Some(BlockRef {
+                    dataset: DatasetId(0),
+                    index: 0,
+                }),
+                input_mb: 100.0,
+                time: None,
+            };
+            4
+        ];
+        j.reduces = vec![crate::workload::ReduceSpec { time: None }; 2];
+        j.cost.map_cpu_s_per_mb = 0.1;
+        j.cost.map_output_ratio = 0.5;
+        j.cost.reduce_cpu_s_per_mb = 0.2;
+        j.cost.reduce_output_ratio = 1.0;
+        j
+    }
+
+    #[test]
+    fn map_cost_by_locality() {
+        let c = cluster();
+        let j = job();
+        let n = &c.nodes[0];
+        let local = map_cost(&c, &j, &j.maps[0], n, Locality::Node);
+        assert_eq!(local.scan, Time::from_secs(1));
+        assert_eq!(local.compute, Time::from_secs(10));
+        let off = map_cost(&c, &j, &j.maps[0], n, Locality::OffRack);
+        assert_eq!(off.scan, Time::from_secs(10));
+        assert_eq!(shared_map_time(&c, &[local]), Time::from_secs(12));
+        // Two riders: one scan, two computes, one overhead.
+        assert_eq!(shared_map_time(&c, &[local, local]), Time::from_secs(22));
+    }
+
+    #[test]
+    fn explicit_scan_fraction() {
+        let c = cluster();
+        let mut j = JobSpec::explicit("j", Time::ZERO, &[10.0], &[], 1.0);
+        j.scan_fraction = 0.6;
+        let m = map_cost(&c, &j, &j.maps[0], &c.nodes[0], Locality::NoData);
+        assert_eq!(m.scan, Time::from_secs(6));
+        assert_eq!(m.compute, Time::from_secs(4));
+        // Shared by three riders: 6 + 3 x 4 (+1 overhead).
+        assert_eq!(shared_map_time(&c, &[m, m, m]), Time::from_secs(19));
+    }
+
+    #[test]
+    fn reduce_costs_and_ideal_time() {
+        let c = cluster();
+        let j = job();
+        assert_eq!(job_output_mb(&j), 200.0);
+        assert_eq!(partition_mb(&j), 100.0);
+        // 100 MB x 0.2 s/MB + 100 MB / 100 MB/s.
+        assert_eq!(reduce_compute_time(&c, &j, 0, &c.nodes[0]), Time::from_secs(21));
+        assert_eq!(copy_time(&c, 100.0), Time::from_secs(5));
+        // Maps: 4 x 12 s over 4 slots = 12 s; reduces: 2 x 22 s over 2 slots.
+        assert_eq!(ideal_time(&c, &j), Time::from_secs(34));
+    }
+}

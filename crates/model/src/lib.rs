@@ -1,0 +1,27 @@
+//! mrsched's vocabulary: ids, virtual time, the cluster and workload file
+//! formats with their validation, the task cost model, seeded randomness and
+//! HDFS-style replica placement.
+//!
+//! Everything above this crate (cluster state, schedulers, simulator, live
+//! runtime) speaks in these types. Nothing here does I/O beyond reading an
+//! input file, and nothing panics on user input: files are checked into
+//! [`InputErrors`] that name the file, line and field.
+
+#![warn(missing_docs)]
+
+pub mod cluster;
+pub mod cost;
+pub mod error;
+pub mod ids;
+pub mod placement;
+pub mod rng;
+pub mod source;
+pub mod time;
+pub mod workload;
+
+pub use cluster::{Cluster, ClusterSpec, Node, SlotConfig};
+pub use error::{InputError, InputErrors};
+pub use ids::{AttemptId, BlockRef, DatasetId, JobId, Locality, NodeId, Priority, RackId, TaskKind, TaskRef};
+pub use source::{Format, Source};
+pub use time::Time;
+pub use workload::{Dataset, JobSpec, MapSpec, ReduceSpec, Workload, WorkloadSpec};

@@ -1,0 +1,1049 @@
+//! Workloads: datasets and jobs.
+//!
+//! [`WorkloadSpec`] is the file format; [`Workload`] the resolved form with
+//! each job's map and reduce tasks spelled out ([`JobSpec`]). A job either
+//! reads datasets (one map per block, locality applies) or has data-less maps
+//! (explicit task times, as the MSJO model needs). Task durations are explicit
+//! when the workload gives them and come from the cost model
+//! ([`crate::cost`]) otherwise.
+
+use crate::cluster::Cluster;
+use crate::error::InputErrors;
+use crate::ids::{BlockRef, DatasetId, Priority};
+use crate::source::Source;
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+fn default_block() -> f64 {
+    128.0
+}
+fn default_replication() -> u32 {
+    3
+}
+fn default_one() -> f64 {
+    1.0
+}
+fn default_map_cpu() -> f64 {
+    0.05
+}
+fn default_reduce_cpu() -> f64 {
+    0.05
+}
+
+/// A workload file.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// A name for reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Input datasets.
+    #[serde(default)]
+    pub datasets: Vec<DatasetSpec>,
+    /// Jobs, in any order (they are sorted by arrival).
+    #[serde(default)]
+    pub jobs: Vec<JobFileSpec>,
+}
+
+/// A dataset: a file split into blocks that are replicated on nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetSpec {
+    /// Unique name, referenced by jobs' `input`.
+    pub name: String,
+    /// Total size, MB, cut into `block_mb` blocks (the last one smaller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_mb: Option<f64>,
+    /// Block size, MB.
+    #[serde(default = "default_block")]
+    pub block_mb: f64,
+    /// Or: the size of every block, MB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_mb: Option<Vec<f64>>,
+    /// Replicas per block.
+    #[serde(default = "default_replication")]
+    pub replication: u32,
+}
+
+/// One name or a list of names.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single dataset.
+    One(String),
+    /// Several datasets, read one after the other.
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    /// The names as a list.
+    pub fn names(&self) -> Vec<&str> {
+        match self {
+            OneOrMany::One(s) => vec![s.as_str()],
+            OneOrMany::Many(v) => v.iter().map(|s| s.as_str()).collect(),
+        }
+    }
+}
+
+/// A job as written in a workload file. See `docs/formats.md`.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JobFileSpec {
+    /// Name (default `job-<i>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Submission time, seconds.
+    #[serde(default)]
+    pub arrival_s: f64,
+    /// Submitting user (default `default`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Pool (default: the user's own pool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// Hadoop priority level.
+    #[serde(default)]
+    pub priority: Priority,
+    /// Weight in weighted metrics and weighted policies.
+    #[serde(default = "default_one")]
+    pub weight: f64,
+    /// Input dataset(s): one map task per block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<OneOrMany>,
+    /// Number of data-less map tasks (jobs without `input`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps: Option<u32>,
+    /// Input size of each data-less map, MB (cost model only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_input_mb: Option<f64>,
+    /// Every map takes this long, seconds (explicit times).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_time_s: Option<f64>,
+    /// Each map's time, seconds (explicit times).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_times_s: Option<Vec<f64>>,
+    /// Number of reduce tasks (default 0: map-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduces: Option<u32>,
+    /// Every reduce takes this long, seconds (explicit times).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_time_s: Option<f64>,
+    /// Each reduce's time, seconds (explicit times).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_times_s: Option<Vec<f64>>,
+    /// Cost model: map CPU seconds per input MB (at speed 1).
+    #[serde(default = "default_map_cpu")]
+    pub map_cpu_s_per_mb: f64,
+    /// Cost model: map output MB per input MB (loadgen's keepMap).
+    #[serde(default = "default_one")]
+    pub map_output_ratio: f64,
+    /// Cost model: reduce CPU seconds per copied MB.
+    #[serde(default = "default_reduce_cpu")]
+    pub reduce_cpu_s_per_mb: f64,
+    /// Cost model: reduce output MB per copied MB (loadgen's keepReduce).
+    #[serde(default = "default_one")]
+    pub reduce_output_ratio: f64,
+    /// Deadline, seconds after arrival.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_s: Option<f64>,
+    /// Completion-time goal (soft deadline), seconds after arrival.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal_s: Option<f64>,
+    /// Expected map task time from the job's profile, seconds (used by
+    /// estimators before any task has finished).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_map_s: Option<f64>,
+    /// Minimum slots (FLEX minima).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_slots: Option<u32>,
+    /// Maximum slots (FLEX maxima).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_slots: Option<u32>,
+    /// Map-to-reduce delay as a fraction of each map's time: a reduce may
+    /// start only `factor x p_u` after map u ends (the MSJO d_uv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle_delay_factor: Option<f64>,
+    /// Delay-scheduling waits `[node_to_rack_s, rack_to_any_s]` for this job
+    /// (IO-rate biasing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locality_wait_s: Option<[f64; 2]>,
+    /// Job class, for per-class scheduler settings (e.g. `cpu`, `io`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Explicit-time shared scans: the fraction of a map's time that is the
+    /// scan (paid once per shared attempt); the rest is paid per rider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan_fraction: Option<f64>,
+    /// Reduce slow-start for this job (default: the cluster's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_slowstart: Option<f64>,
+}
+
+/// A resolved dataset.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Dataset {
+    /// Name.
+    pub name: String,
+    /// Size of each block, MB.
+    pub blocks_mb: Vec<f64>,
+    /// Replicas per block.
+    pub replication: u32,
+}
+
+impl Dataset {
+    /// Total size, MB.
+    pub fn size_mb(&self) -> f64 {
+        self.blocks_mb.iter().sum()
+    }
+}
+
+/// One map task of a job.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MapSpec {
+    /// The block it reads (none for data-less maps).
+    pub block: Option<BlockRef>,
+    /// Input size, MB.
+    pub input_mb: f64,
+    /// Explicit duration at speed 1 (else the cost model decides).
+    pub time: Option<Time>,
+}
+
+/// One reduce task of a job.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ReduceSpec {
+    /// Explicit duration at speed 1 (else the cost model decides).
+    pub time: Option<Time>,
+}
+
+/// Cost-model parameters of a job.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CostParams {
+    /// Map CPU seconds per input MB.
+    pub map_cpu_s_per_mb: f64,
+    /// Map output per input.
+    pub map_output_ratio: f64,
+    /// Reduce CPU seconds per copied MB.
+    pub reduce_cpu_s_per_mb: f64,
+    /// Reduce output per copied MB.
+    pub reduce_output_ratio: f64,
+}
+
+/// A resolved job: everything a driver needs to run it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobSpec {
+    /// Name.
+    pub name: String,
+    /// User.
+    pub user: String,
+    /// Pool (`None`: the user's pool).
+    pub pool: Option<String>,
+    /// Priority level.
+    pub priority: Priority,
+    /// Weight.
+    pub weight: f64,
+    /// Submission time.
+    pub arrival: Time,
+    /// Datasets read, in order.
+    pub input: Vec<DatasetId>,
+    /// Map tasks.
+    pub maps: Vec<MapSpec>,
+    /// Reduce tasks.
+    pub reduces: Vec<ReduceSpec>,
+    /// Cost model parameters.
+    pub cost: CostParams,
+    /// Relative deadline.
+    pub deadline: Option<Time>,
+    /// Relative completion-time goal.
+    pub goal: Option<Time>,
+    /// Expected map time from the job's profile.
+    pub expected_map: Option<Time>,
+    /// Minimum slots.
+    pub min_slots: Option<u32>,
+    /// Maximum slots.
+    pub max_slots: Option<u32>,
+    /// Map-to-reduce delay factor.
+    pub shuffle_delay_factor: f64,
+    /// Per-job delay-scheduling waits.
+    pub locality_wait: Option<[Time; 2]>,
+    /// Job class.
+    pub class: Option<String>,
+    /// Scan fraction for explicit-time shared scans.
+    pub scan_fraction: f64,
+    /// Reduce slow-start override.
+    pub reduce_slowstart: Option<f64>,
+}
+
+impl JobSpec {
+    /// The pool this job belongs to: its own `pool`, else its user's name.
+    pub fn pool_name(&self) -> &str {
+        self.pool.as_deref().unwrap_or(&self.user)
+    }
+    /// Absolute deadline.
+    pub fn abs_deadline(&self) -> Option<Time> {
+        self.deadline.map(|d| self.arrival + d)
+    }
+    /// Absolute goal.
+    pub fn abs_goal(&self) -> Option<Time> {
+        self.goal.map(|g| self.arrival + g)
+    }
+    /// True when reduces have explicit times: they wait for every map plus
+    /// the map-to-reduce delays and have no copy phase (the MSJO model).
+    pub fn explicit_reduces(&self) -> bool {
+        self.reduces.iter().any(|r| r.time.is_some())
+    }
+    /// A minimal job with `maps` data-less maps of `map_s` seconds and
+    /// `reduces` reduces of `reduce_s` seconds (tests, generators).
+    pub fn explicit(
+        name: &str,
+        arrival: Time,
+        maps: &[f64],
+        reduces: &[f64],
+        weight: f64,
+    ) -> JobSpec {
+        JobSpec {
+            name: name.to_string(),
+            user: "default".into(),
+            pool: None,
+            priority: Priority::Normal,
+            weight,
+            arrival,
+            input: vec![],
+            maps: maps
+                .iter()
+                .map(|&t| MapSpec {
+                    block: None,
+                    input_mb: 0.0,
+                    time: Some(Time::from_secs_f64(t)),
+                })
+                .collect(),
+            reduces: reduces
+                .iter()
+                .map(|&t| ReduceSpec {
+                    time: Some(Time::from_secs_f64(t)),
+                })
+                .collect(),
+            cost: CostParams {
+                map_cpu_s_per_mb: 0.0,
+                map_output_ratio: 0.0,
+                reduce_cpu_s_per_mb: 0.0,
+                reduce_output_ratio: 0.0,
+            },
+            deadline: None,
+            goal: None,
+            expected_map: None,
+            min_slots: None,
+            max_slots: None,
+            shuffle_delay_factor: 0.0,
+            locality_wait: None,
+            class: None,
+            scan_fraction: 1.0,
+            reduce_slowstart: None,
+        }
+    }
+}
+
+/// A resolved workload.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct Workload {
+    /// Name for reports.
+    pub name: String,
+    /// Datasets by [`DatasetId`].
+    pub datasets: Vec<Dataset>,
+    /// Jobs sorted by arrival (stable: file order breaks ties).
+    pub jobs: Vec<JobSpec>,
+}
+
+/// Resolve one dataset spec; `f` names fields for errors.
+pub fn resolve_dataset(
+    d: &DatasetSpec,
+    f: &dyn Fn(&str) -> String,
+    src: &Source,
+    errs: &mut InputErrors,
+) -> Option<Dataset> {
+    let mut ok = true;
+    let mut bad = |field: &str, msg: String| {
+        errs.push(src.error(f(field), msg));
+        ok = false;
+    };
+    if d.name.trim().is_empty() {
+        bad("name", "a dataset needs a non-empty name".into());
+    }
+    if d.replication == 0 {
+        bad("replication", "must be at least 1".into());
+    }
+    let blocks = match (&d.blocks_mb, d.size_mb) {
+        (Some(_), Some(_)) => {
+            bad(
+                "blocks_mb",
+                "give either `size_mb` or `blocks_mb`, not both".into(),
+            );
+            vec![]
+        }
+        (Some(b), None) => {
+            if b.is_empty() {
+                bad("blocks_mb", "a dataset needs at least one block".into());
+            }
+            for (i, v) in b.iter().enumerate() {
+                if !(v.is_finite() && *v > 0.0) {
+                    bad("blocks_mb", format!("block {i} has size {v}; sizes must be positive MB"));
+                }
+            }
+            b.clone()
+        }
+        (None, Some(size)) => {
+            if !(size.is_finite() && size > 0.0) {
+                bad("size_mb", format!("must be a positive size in MB, got {size}"));
+                vec![]
+            } else if !(d.block_mb.is_finite() && d.block_mb > 0.0) {
+                bad(
+                    "block_mb",
+                    format!("must be a positive size in MB, got {}", d.block_mb),
+                );
+                vec![]
+            } else {
+                let n = (size / d.block_mb).ceil();
+                if n > 50_000_000.0 {
+                    bad("size_mb", format!("{n} blocks is more than 50 million"));
+                    vec![]
+                } else {
+                    let n = n as usize;
+                    let mut v = vec![d.block_mb; n];
+                    let last = size - d.block_mb * (n as f64 - 1.0);
+                    if let Some(l) = v.last_mut() {
+                        *l = last;
+                    }
+                    v
+                }
+            }
+        }
+        (None, None) => {
+            bad(
+                "size_mb",
+                "a dataset needs `size_mb` (with `block_mb`) or `blocks_mb`".into(),
+            );
+            vec![]
+        }
+    };
+    ok.then(|| Dataset {
+        name: d.name.clone(),
+        blocks_mb: blocks,
+        replication: d.replication,
+    })
+}
+
+impl JobFileSpec {
+    /// Resolve a job against known datasets. Errors name fields through `f`
+    /// (e.g. `jobs[3].deadline_s`) and are located in `src`.
+    pub fn resolve(
+        &self,
+        default_name: &str,
+        datasets: &[Dataset],
+        f: &dyn Fn(&str) -> String,
+        src: &Source,
+        errs: &mut InputErrors,
+    ) -> Option<JobSpec> {
+        let before = errs.0.len();
+        macro_rules! bad {
+            ($field:expr, $msg:expr $(,)?) => {
+                errs.push(src.error(f($field), {
+                    let m: String = $msg;
+                    m
+                }))
+            };
+        }
+        let pos = |v: f64| v.is_finite() && v > 0.0;
+        let nonneg = |v: f64| v.is_finite() && v >= 0.0;
+        let frac = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
+
+        if !nonneg(self.arrival_s) {
+            bad!(
+                "arrival_s",
+                format!("must be zero or more seconds, got {}", self.arrival_s),
+            );
+        }
+        if !pos(self.weight) {
+            bad!(
+                "weight",
+                format!("must be a positive number, got {}", self.weight),
+            );
+        }
+        for (k, v) in [
+            ("map_cpu_s_per_mb", self.map_cpu_s_per_mb),
+            ("map_output_ratio", self.map_output_ratio),
+            ("reduce_cpu_s_per_mb", self.reduce_cpu_s_per_mb),
+            ("reduce_output_ratio", self.reduce_output_ratio),
+        ] {
+            if !nonneg(v) {
+                bad!(k, format!("must be zero or more, got {v}"));
+            }
+        }
+        if let Some(d) = self.deadline_s {
+            if !pos(d) {
+                bad!(
+                    "deadline_s",
+                    format!("is relative to arrival and must be positive (a deadline before arrival is impossible), got {d}"),
+                );
+            }
+        }
+        if let Some(g) = self.goal_s {
+            if !pos(g) {
+                bad!(
+                    "goal_s",
+                    format!("is relative to arrival and must be positive, got {g}"),
+                );
+            }
+        }
+        if let Some(e) = self.expected_map_s {
+            if !pos(e) {
+                bad!("expected_map_s", "must be a positive number of seconds".into());
+            }
+        }
+        if let (Some(lo), Some(hi)) = (self.min_slots, self.max_slots) {
+            if hi < lo {
+                bad!(
+                    "max_slots",
+                    format!("max_slots ({hi}) is below min_slots ({lo})"),
+                );
+            }
+        }
+        if self.max_slots == Some(0) {
+            bad!("max_slots", "must be at least 1".into());
+        }
+        if let Some(d) = self.shuffle_delay_factor {
+            if !nonneg(d) {
+                bad!("shuffle_delay_factor", "must be zero or more".into());
+            }
+        }
+        if let Some(w) = self.locality_wait_s {
+            if !(nonneg(w[0]) && nonneg(w[1])) {
+                bad!(
+                    "locality_wait_s",
+                    "waits must be zero or more seconds".into(),
+                );
+            }
+        }
+        if let Some(s) = self.scan_fraction {
+            if !frac(s) {
+                bad!("scan_fraction", "must be a fraction in [0, 1]".into());
+            }
+        }
+        if let Some(s) = self.reduce_slowstart {
+            if !frac(s) {
+                bad!("reduce_slowstart", "must be a fraction in [0, 1]".into());
+            }
+        }
+
+        // Map tasks.
+        let mut input = Vec::new();
+        let mut maps: Vec<MapSpec> = Vec::new();
+        match (&self.input, self.maps) {
+            (Some(names), _) => {
+                for name in names.names() {
+                    match datasets.iter().position(|d| d.name == name) {
+                        Some(i) => {
+                            let id = DatasetId(i as u32);
+                            if input.contains(&id) {
+                                bad!("input", format!("dataset `{name}` is listed twice"));
+                                continue;
+                            }
+                            input.push(id);
+                            for (b, mb) in datasets[i].blocks_mb.iter().enumerate() {
+                                maps.push(MapSpec {
+                                    block: Some(BlockRef {
+                                        dataset: id,
+                                        index: b as u32,
+                                    }),
+                                    input_mb: *mb,
+                                    time: None,
+                                });
+                            }
+                        }
+                        None => bad!(
+                            "input",
+                            format!(
+                                "no dataset is named `{name}` (known: {})",
+                                list_names(datasets.iter().map(|d| d.name.as_str()))
+                            ),
+                        ),
+                    }
+                }
+                if let Some(m) = self.maps {
+                    if m as usize != maps.len() && errs.0.len() == before {
+                        bad!(
+                            "maps",
+                            format!(
+                                "the input has {} blocks, so the job has {} maps, not {m} (leave `maps` out)",
+                                maps.len(),
+                                maps.len()
+                            ),
+                        );
+                    }
+                }
+                if self.map_input_mb.is_some() {
+                    bad!(
+                        "map_input_mb",
+                        "only for data-less maps; a job with `input` reads its blocks".into(),
+                    );
+                }
+            }
+            (None, Some(m)) => {
+                let mb = self.map_input_mb.unwrap_or(0.0);
+                if !nonneg(mb) {
+                    bad!("map_input_mb", "must be zero or more MB".into());
+                }
+                maps = (0..m)
+                    .map(|_| MapSpec {
+                        block: None,
+                        input_mb: mb,
+                        time: None,
+                    })
+                    .collect();
+            }
+            (None, None) => {
+                if let Some(t) = &self.map_times_s {
+                    maps = t
+                        .iter()
+                        .map(|_| MapSpec {
+                            block: None,
+                            input_mb: self.map_input_mb.unwrap_or(0.0),
+                            time: None,
+                        })
+                        .collect();
+                } else {
+                    bad!(
+                        "input",
+                        "a job needs `input` (datasets), `maps` (a count) or `map_times_s`".into(),
+                    );
+                }
+            }
+        }
+        if maps.is_empty() && errs.0.len() == before {
+            bad!("maps", "a job needs at least one map task".into());
+        }
+        match (&self.map_times_s, self.map_time_s) {
+            (Some(_), Some(_)) => bad!(
+                "map_time_s",
+                "give either `map_time_s` or `map_times_s`, not both".into(),
+            ),
+            (Some(ts), None) => {
+                if ts.len() != maps.len() && !maps.is_empty() {
+                    bad!(
+                        "map_times_s",
+                        format!("has {} times for {} maps", ts.len(), maps.len()),
+                    );
+                } else {
+                    for (i, t) in ts.iter().enumerate() {
+                        if !pos(*t) {
+                            bad!(
+                                "map_times_s",
+                                format!("time {i} is {t}; times must be positive seconds"),
+                            );
+                        }
+                    }
+                    for (m, t) in maps.iter_mut().zip(ts) {
+                        m.time = Some(Time::from_secs_f64(*t));
+                    }
+                }
+            }
+            (None, Some(t)) => {
+                if !pos(t) {
+                    bad!(
+                        "map_time_s",
+                        format!("must be a positive number of seconds, got {t}"),
+                    );
+                }
+                for m in &mut maps {
+                    m.time = Some(Time::from_secs_f64(t));
+                }
+            }
+            (None, None) => {}
+        }
+
+        // Reduce tasks.
+        let mut n_red = self.reduces.unwrap_or(0) as usize;
+        if let Some(ts) = &self.reduce_times_s {
+            if self.reduces.is_some() && ts.len() != n_red {
+                bad!(
+                    "reduce_times_s",
+                    format!("has {} times for {n_red} reduces", ts.len()),
+                );
+            }
+            n_red = ts.len();
+        }
+        let mut reduces = vec![ReduceSpec { time: None }; n_red];
+        match (&self.reduce_times_s, self.reduce_time_s) {
+            (Some(_), Some(_)) => bad!(
+                "reduce_time_s",
+                "give either `reduce_time_s` or `reduce_times_s`, not both".into(),
+            ),
+            (Some(ts), None) => {
+                for (i, t) in ts.iter().enumerate() {
+                    if !pos(*t) {
+                        bad!(
+                            "reduce_times_s",
+                            format!("time {i} is {t}; times must be positive seconds"),
+                        );
+                    }
+                }
+                for (r, t) in reduces.iter_mut().zip(ts) {
+                    r.time = Some(Time::from_secs_f64(*t));
+                }
+            }
+            (None, Some(t)) => {
+                if !pos(t) {
+                    bad!(
+                        "reduce_time_s",
+                        format!("must be a positive number of seconds, got {t}"),
+                    );
+                }
+                if n_red == 0 {
+                    bad!(
+                        "reduce_time_s",
+                        "is set but the job has no reduces (set `reduces`)".into(),
+                    );
+                }
+                for r in &mut reduces {
+                    r.time = Some(Time::from_secs_f64(t));
+                }
+            }
+            (None, None) => {}
+        }
+
+        if errs.0.len() > before {
+            return None;
+        }
+        Some(JobSpec {
+            name: self.name.clone().unwrap_or_else(|| default_name.to_string()),
+            user: self.user.clone().unwrap_or_else(|| "default".to_string()),
+            pool: self.pool.clone(),
+            priority: self.priority,
+            weight: self.weight,
+            arrival: Time::from_secs_f64(self.arrival_s),
+            input,
+            maps,
+            reduces,
+            cost: CostParams {
+                map_cpu_s_per_mb: self.map_cpu_s_per_mb,
+                map_output_ratio: self.map_output_ratio,
+                reduce_cpu_s_per_mb: self.reduce_cpu_s_per_mb,
+                reduce_output_ratio: self.reduce_output_ratio,
+            },
+            deadline: self.deadline_s.map(Time::from_secs_f64),
+            goal: self.goal_s.map(Time::from_secs_f64),
+            expected_map: self.expected_map_s.map(Time::from_secs_f64),
+            min_slots: self.min_slots,
+            max_slots: self.max_slots,
+            shuffle_delay_factor: self.shuffle_delay_factor.unwrap_or(0.0),
+            locality_wait: self
+                .locality_wait_s
+                .map(|w| [Time::from_secs_f64(w[0]), Time::from_secs_f64(w[1])]),
+            class: self.class.clone(),
+            scan_fraction: self.scan_fraction.unwrap_or(1.0),
+            reduce_slowstart: self.reduce_slowstart,
+        })
+    }
+}
+
+fn list_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<&str> = names.take(8).collect();
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+impl Workload {
+    /// Check and resolve a workload file.
+    pub fn from_source(src: &Source) -> Result<Workload, InputErrors> {
+        let spec: WorkloadSpec = src.parse()?;
+        Workload::from_spec(&spec, src)
+    }
+
+    /// Check and resolve a parsed workload; `src` locates errors.
+    pub fn from_spec(spec: &WorkloadSpec, src: &Source) -> Result<Workload, InputErrors> {
+        let mut errs = InputErrors::new();
+        let mut datasets = Vec::new();
+        for (i, d) in spec.datasets.iter().enumerate() {
+            if spec.datasets[..i].iter().any(|o| o.name == d.name) {
+                errs.push(src.error(
+                    format!("datasets[{i}].name"),
+                    format!("dataset `{}` is defined twice", d.name),
+                ));
+                continue;
+            }
+            let f = move |k: &str| format!("datasets[{i}].{k}");
+            if let Some(ds) = resolve_dataset(d, &f, src, &mut errs) {
+                datasets.push(ds);
+            } else {
+                // Keep indices aligned so later references resolve; the
+                // workload is rejected anyway.
+                datasets.push(Dataset {
+                    name: d.name.clone(),
+                    blocks_mb: vec![1.0],
+                    replication: 1,
+                });
+            }
+        }
+        if spec.jobs.is_empty() {
+            errs.push(src.error("jobs", "a workload needs at least one [[jobs]] entry"));
+        }
+        let mut jobs = Vec::with_capacity(spec.jobs.len());
+        for (i, j) in spec.jobs.iter().enumerate() {
+            let f = move |k: &str| format!("jobs[{i}].{k}");
+            if let Some(js) = j.resolve(&format!("job-{i}"), &datasets, &f, src, &mut errs) {
+                jobs.push(js);
+            }
+        }
+        errs.into_result(())?;
+        jobs.sort_by_key(|j| j.arrival);
+        Ok(Workload {
+            name: spec.name.clone().unwrap_or_else(|| src.label.clone()),
+            datasets,
+            jobs,
+        })
+    }
+
+    /// Checks that need the cluster: replication against node count.
+    pub fn check_against(&self, cluster: &Cluster, label: &str) -> Result<(), InputErrors> {
+        let mut errs = InputErrors::new();
+        let n = cluster.nodes.len() as u32;
+        for (i, d) in self.datasets.iter().enumerate() {
+            if d.replication > n {
+                errs.push(crate::error::InputError::field(
+                    label,
+                    format!("datasets[{i}].replication"),
+                    format!(
+                        "dataset `{}` asks for {} replicas but the cluster `{}` has only {n} nodes",
+                        d.name, d.replication, cluster.name
+                    ),
+                ));
+            }
+        }
+        errs.into_result(())
+    }
+
+    /// Total number of tasks.
+    pub fn task_count(&self) -> usize {
+        self.jobs.iter().map(|j| j.maps.len() + j.reduces.len()).sum()
+    }
+
+    /// Turn back into a file spec (for `mrsched generate`).
+    pub fn to_spec(&self) -> WorkloadSpec {
+        WorkloadSpec {
+            name: Some(self.name.clone()),
+            datasets: self
+                .datasets
+                .iter()
+                .map(|d| {
+                    let uniform = d.blocks_mb[..d.blocks_mb.len().saturating_sub(1)]
+                        .iter()
+                        .all(|b| *b == d.blocks_mb[0]);
+                    if uniform && d.blocks_mb.last() <= d.blocks_mb.first() {
+                        DatasetSpec {
+                            name: d.name.clone(),
+                            size_mb: Some(d.size_mb()),
+                            block_mb: d.blocks_mb[0],
+                            blocks_mb: None,
+                            replication: d.replication,
+                        }
+                    } else {
+                        DatasetSpec {
+                            name: d.name.clone(),
+                            size_mb: None,
+                            block_mb: default_block(),
+                            blocks_mb: Some(d.blocks_mb.clone()),
+                            replication: d.replication,
+                        }
+                    }
+                })
+                .collect(),
+            jobs: self.jobs.iter().map(|j| j.to_file_spec(&self.datasets)).collect(),
+        }
+    }
+}
+
+impl JobSpec {
+    /// The file form of this job.
+    pub fn to_file_spec(&self, datasets: &[Dataset]) -> JobFileSpec {
+        let secs = |t: Time| t.as_secs_f64();
+        let map_times: Option<Vec<f64>> = self
+            .maps
+            .iter()
+            .map(|m| m.time.map(secs))
+            .collect::<Option<Vec<_>>>();
+        let red_times: Option<Vec<f64>> = if self.reduces.is_empty() {
+            None
+        } else {
+            self.reduces
+                .iter()
+                .map(|r| r.time.map(secs))
+                .collect::<Option<Vec<_>>>()
+        };
+        let uniform = |v: &Vec<f64>| v.iter().all(|x| *x == v[0]);
+        let (map_time_s, map_times_s) = match map_times {
+            Some(v) if !v.is_empty() && uniform(&v) => (Some(v[0]), None),
+            Some(v) => (None, Some(v)),
+            None => (None, None),
+        };
+        let (reduce_time_s, reduce_times_s) = match red_times {
+            Some(v) if uniform(&v) => (Some(v[0]), None),
+            Some(v) => (None, Some(v)),
+            None => (None, None),
+        };
+        let input = match self.input.len() {
+            0 => None,
+            1 => Some(OneOrMany::One(datasets[self.input[0].idx()].name.clone())),
+            _ => Some(OneOrMany::Many(
+                self.input
+                    .iter()
+                    .map(|d| datasets[d.idx()].name.clone())
+                    .collect(),
+            )),
+        };
+        JobFileSpec {
+            name: Some(self.name.clone()),
+            arrival_s: secs(self.arrival),
+            user: Some(self.user.clone()),
+            pool: self.pool.clone(),
+            priority: self.priority,
+            weight: self.weight,
+            maps: input.is_none().then_some(self.maps.len() as u32),
+            map_input_mb: (input.is_none() && self.maps.first().is_some_and(|m| m.input_mb > 0.0))
+                .then(|| self.maps[0].input_mb),
+            input,
+            map_time_s,
+            map_times_s,
+            reduces: Some(self.reduces.len() as u32),
+            reduce_time_s,
+            reduce_times_s,
+            map_cpu_s_per_mb: self.cost.map_cpu_s_per_mb,
+            map_output_ratio: self.cost.map_output_ratio,
+            reduce_cpu_s_per_mb: self.cost.reduce_cpu_s_per_mb,
+            reduce_output_ratio: self.cost.reduce_output_ratio,
+            deadline_s: self.deadline.map(secs),
+            goal_s: self.goal.map(secs),
+            expected_map_s: self.expected_map.map(secs),
+            min_slots: self.min_slots,
+            max_slots: self.max_slots,
+            shuffle_delay_factor: (self.shuffle_delay_factor != 0.0)
+                .then_some(self.shuffle_delay_factor),
+            locality_wait_s: self.locality_wait.map(|w| [secs(w[0]), secs(w[1])]),
+            class: self.class.clone(),
+            scan_fraction: (self.scan_fraction != 1.0).then_some(self.scan_fraction),
+            reduce_slowstart: self.reduce_slowstart,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Format;
+
+    fn parse(t: &str) -> Result<Workload, InputErrors> {
+        Workload::from_source(&Source::new("w.toml", t, Format::Toml))
+    }
+
+    #[test]
+    fn datasets_and_jobs_resolve() {
+        let w = parse(
+            r#"
+[[datasets]]
+name = "logs"
+size_mb = 300
+block_mb = 128
+
+[[jobs]]
+name = "b"
+arrival_s = 5
+input = "logs"
+reduces = 2
+
+[[jobs]]
+name = "a"
+arrival_s = 1
+maps = 3
+map_time_s = 10
+reduce_times_s = [4, 5]
+weight = 2
+deadline_s = 100
+"#,
+        )
+        .unwrap();
+        assert_eq!(w.datasets[0].blocks_mb, vec![128.0, 128.0, 44.0]);
+        assert_eq!(w.jobs[0].name, "a", "sorted by arrival");
+        assert_eq!(w.jobs[0].maps.len(), 3);
+        assert_eq!(w.jobs[0].reduces.len(), 2);
+        assert!(w.jobs[0].explicit_reduces());
+        assert_eq!(w.jobs[0].abs_deadline(), Some(Time::from_secs(101)));
+        assert_eq!(w.jobs[1].maps.len(), 3);
+        assert_eq!(w.jobs[1].maps[2].input_mb, 44.0);
+        assert_eq!(w.jobs[1].pool_name(), "default");
+    }
+
+    #[test]
+    fn bad_jobs_report_every_problem_with_lines() {
+        let e = parse(
+            r#"
+[[datasets]]
+name = "logs"
+size_mb = -1
+
+[[jobs]]
+input = "nope"
+deadline_s = -5
+
+[[jobs]]
+maps = 2
+map_times_s = [1, 2, 3]
+min_slots = 4
+max_slots = 2
+"#,
+        )
+        .unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("w.toml:4: datasets[0].size_mb"), "{s}");
+        assert!(s.contains("w.toml:7: jobs[0].input: no dataset is named `nope`"), "{s}");
+        assert!(s.contains("w.toml:8: jobs[0].deadline_s"), "{s}");
+        assert!(s.contains("w.toml:12: jobs[1].map_times_s: has 3 times for 2 maps"), "{s}");
+        assert!(s.contains("jobs[1].max_slots"), "{s}");
+    }
+
+    #[test]
+    fn replication_above_node_count_is_rejected() {
+        let w = parse("[[datasets]]\nname=\"d\"\nsize_mb=10\nreplication=5\n[[jobs]]\ninput=\"d\"\n")
+            .unwrap();
+        let c = Cluster::from_toml_str("c", "[[nodes]]\ncount=3\nmap_slots=1\n").unwrap();
+        let e = w.check_against(&c, "w.toml").unwrap_err();
+        assert!(e.to_string().contains("5 replicas"), "{e}");
+    }
+
+    #[test]
+    fn spec_round_trip() {
+        let w = parse(
+            r#"
+[[datasets]]
+name = "logs"
+size_mb = 300
+[[datasets]]
+name = "odd"
+blocks_mb = [10, 20]
+[[jobs]]
+input = ["logs", "odd"]
+reduces = 2
+deadline_s = 50
+[[jobs]]
+maps = 3
+map_times_s = [1, 2, 3]
+reduce_time_s = 2
+reduces = 1
+"#,
+        )
+        .unwrap();
+        let text = toml::to_string(&w.to_spec()).unwrap();
+        let back = parse(&text).unwrap();
+        assert_eq!(back.jobs, w.jobs);
+        assert_eq!(back.datasets, w.datasets);
+    }
+}

@@ -1,0 +1,1201 @@
+//! The cluster state machine.
+//!
+//! [`ClusterState`] is what Hadoop's JobTracker knows: jobs and their tasks,
+//! running attempts, per-node slot use, block locations, map outputs, and
+//! what each job has observed of its task times. Both drivers (the
+//! simulator and the live master) change it only through the methods in the
+//! "driver API" section below; schedulers receive `&ClusterState` and can
+//! only read it. Every change is also recorded as a [`StateEvent`] that the
+//! driver forwards to the scheduler.
+//!
+//! Invariants kept here (and checked by the property tests):
+//! * a node never runs more attempts than its free slots allow at launch;
+//! * a task has at most one running attempt, and finishes at most once per
+//!   time it is pending;
+//! * a job's reduces finish only after all its maps.
+
+use crate::attempt::{Attempt, AttemptStatus, Launch, ReducePhase};
+use crate::blocks::{BlockMap, DatasetBlocks};
+use crate::events::StateEvent;
+use crate::index::top_pending;
+use crate::job::{Job, JobStatus, TaskStatus};
+use crate::node::NodeState;
+use mrsched_model::cost;
+use mrsched_model::{
+    AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time,
+};
+use rustc_hash::FxHashMap;
+use std::fmt;
+
+/// Why a launch was refused. A scheduler that asks for an impossible launch
+/// has a bug; the simulator reports it as an error in strict mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaunchError {
+    /// The node is down.
+    NodeDown(NodeId),
+    /// No free slot of that kind on the node.
+    NoFreeSlot(NodeId, TaskKind),
+    /// The job is not running.
+    JobNotRunning(JobId),
+    /// The task does not exist or is not pending.
+    TaskNotPending(JobId, TaskKind, u32),
+    /// Reduces of the job may not start yet.
+    ReducesNotReady(JobId),
+    /// A rider does not read the driver's block, or repeats a job.
+    BadRider(JobId, u32),
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::NodeDown(n) => write!(f, "{n} is down"),
+            LaunchError::NoFreeSlot(n, k) => write!(f, "{n} has no free {k:?} slot"),
+            LaunchError::JobNotRunning(j) => write!(f, "{j} is not running"),
+            LaunchError::TaskNotPending(j, k, t) => {
+                write!(f, "{j} {k:?} task {t} does not exist or is not pending")
+            }
+            LaunchError::ReducesNotReady(j) => write!(f, "{j}'s reduces may not start yet"),
+            LaunchError::BadRider(j, t) => {
+                write!(f, "rider {j} map {t} does not read the driver's block (or repeats a job)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+/// A driver call that does not fit the state (an attempt that is not
+/// running, a job that does not exist). The live master gets these from late
+/// or duplicate worker reports and ignores them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateError(pub String);
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StateError {}
+
+/// Slot-time integrals for utilisation.
+#[derive(Clone, Debug, Default)]
+pub struct Usage {
+    /// When integration began (first submission).
+    pub since: Option<Time>,
+    /// Busy slots now.
+    pub busy: u64,
+    /// Available slots now (alive, minus other workloads).
+    pub available: u64,
+    /// Integral of busy slots, slot-microseconds.
+    pub busy_integral: u128,
+    /// Integral of available slots, slot-microseconds.
+    pub available_integral: u128,
+}
+
+impl Usage {
+    /// Busy / available over the integrated window.
+    pub fn utilization(&self) -> f64 {
+        if self.available_integral == 0 {
+            0.0
+        } else {
+            self.busy_integral as f64 / self.available_integral as f64
+        }
+    }
+}
+
+/// The JobTracker state shared by the simulator and the live master.
+pub struct ClusterState {
+    now: Time,
+    cluster: Cluster,
+    blocks: BlockMap,
+    nodes: Vec<NodeState>,
+    jobs: Vec<Job>,
+    active: Vec<JobId>,
+    scanners: Vec<Vec<JobId>>,
+    attempts: FxHashMap<AttemptId, Attempt>,
+    next_attempt: u64,
+    events: Vec<StateEvent>,
+    compute_started: Vec<AttemptId>,
+    wakeups: Vec<(Time, JobId)>,
+    pending_maps_total: u64,
+    launchable_reduces_total: u64,
+    usage: Usage,
+    launches: u64,
+}
+
+impl fmt::Debug for ClusterState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClusterState")
+            .field("now", &self.now)
+            .field("nodes", &self.nodes.len())
+            .field("jobs", &self.jobs.len())
+            .field("active", &self.active.len())
+            .field("running_attempts", &self.attempts.len())
+            .finish()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Read API (schedulers, metrics).
+// ---------------------------------------------------------------------------
+impl ClusterState {
+    /// Current time.
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// The cluster description.
+    #[inline]
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// Block locations.
+    pub fn blocks(&self) -> &BlockMap {
+        &self.blocks
+    }
+
+    /// A node's state.
+    #[inline]
+    pub fn node(&self, n: NodeId) -> &NodeState {
+        &self.nodes[n.idx()]
+    }
+
+    /// All node states, by id.
+    pub fn nodes(&self) -> &[NodeState] {
+        &self.nodes
+    }
+
+    /// A job (every job ever submitted stays, so ids stay valid).
+    #[inline]
+    pub fn job(&self, j: JobId) -> &Job {
+        &self.jobs[j.idx()]
+    }
+
+    /// A job, or `None` for an unknown id.
+    pub fn get_job(&self, j: JobId) -> Option<&Job> {
+        self.jobs.get(j.idx())
+    }
+
+    /// Every job ever submitted, by id.
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// Admitted, unfinished jobs in admission order.
+    #[inline]
+    pub fn active_jobs(&self) -> &[JobId] {
+        &self.active
+    }
+
+    /// Running jobs that read `dataset`, in admission order (shared scans).
+    pub fn scanners(&self, dataset: DatasetId) -> &[JobId] {
+        self.scanners
+            .get(dataset.idx())
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// A running attempt.
+    pub fn attempt(&self, a: AttemptId) -> Option<&Attempt> {
+        self.attempts.get(&a)
+    }
+
+    /// Number of running attempts.
+    pub fn running_attempts(&self) -> usize {
+        self.attempts.len()
+    }
+
+    /// Pending map tasks over all running jobs.
+    pub fn pending_maps_total(&self) -> u64 {
+        self.pending_maps_total
+    }
+
+    /// Pending reduces that may be launched, over all running jobs.
+    pub fn launchable_reduces_total(&self) -> u64 {
+        self.launchable_reduces_total
+    }
+
+    /// Attempts launched so far.
+    pub fn launches(&self) -> u64 {
+        self.launches
+    }
+
+    /// Utilisation integrals.
+    pub fn usage(&self) -> &Usage {
+        &self.usage
+    }
+
+    /// Free map slots on node `n` (unified: free slots).
+    #[inline]
+    pub fn free_map_slots(&self, n: NodeId) -> u32 {
+        let s = &self.nodes[n.idx()];
+        if !s.alive {
+            return 0;
+        }
+        let node = &self.cluster.nodes[n.idx()];
+        if node.is_unified() {
+            node.total_slots()
+                .saturating_sub(s.running_maps + s.running_reduces + s.taken_map)
+        } else {
+            node.map_slots()
+                .saturating_sub(s.running_maps + s.taken_map)
+        }
+    }
+
+    /// Free reduce slots on node `n`: reducers that may still be launched
+    /// (with copy-compute splitting, up to maxReducers; unified: free slots).
+    #[inline]
+    pub fn free_reduce_slots(&self, n: NodeId) -> u32 {
+        let s = &self.nodes[n.idx()];
+        if !s.alive {
+            return 0;
+        }
+        let node = &self.cluster.nodes[n.idx()];
+        if node.is_unified() {
+            node.total_slots()
+                .saturating_sub(s.running_maps + s.running_reduces + s.taken_reduce)
+        } else {
+            node.max_reducers
+                .saturating_sub(s.running_reduces + s.taken_reduce)
+        }
+    }
+
+    /// Reducers that may compute at once on `n` now.
+    pub fn compute_limit(&self, n: NodeId) -> u32 {
+        let node = &self.cluster.nodes[n.idx()];
+        if node.is_unified() {
+            u32::MAX
+        } else {
+            node.reduce_slots()
+                .saturating_sub(self.nodes[n.idx()].taken_reduce)
+        }
+    }
+
+    /// Locality of reading block replicas `replicas` from node `n`.
+    pub fn locality_of(&self, replicas: &[NodeId], n: NodeId) -> Locality {
+        if replicas.contains(&n) {
+            Locality::Node
+        } else {
+            let rack = self.cluster.rack_of(n);
+            if replicas.iter().any(|r| self.cluster.rack_of(*r) == rack) {
+                Locality::Rack
+            } else {
+                Locality::OffRack
+            }
+        }
+    }
+
+    /// Locality of map `task` of `job` on node `n`.
+    pub fn map_locality(&self, job: JobId, task: u32, n: NodeId) -> Locality {
+        match self.jobs[job.idx()].spec.maps[task as usize].block {
+            Some(b) => self.locality_of(self.blocks.replicas(b), n),
+            None => Locality::NoData,
+        }
+    }
+
+    /// The most local pending map of `job` for node `n`, looking no further
+    /// than `max_level` (`Node`, `Rack` or `OffRack`). Data-less maps match at
+    /// every level. This is the lookup FIFO and delay scheduling share.
+    pub fn find_map_task(&self, job: JobId, n: NodeId, max_level: Locality) -> Option<(u32, Locality)> {
+        let j = &self.jobs[job.idx()];
+        if j.map_counts.pending == 0 || j.status != JobStatus::Running {
+            return None;
+        }
+        let pending = |t: u32| j.maps[t as usize].status == TaskStatus::Pending;
+        let mut idx = j.index.borrow_mut();
+        if let Some(stack) = idx.by_node.get_mut(&n) {
+            if let Some(t) = top_pending(stack, pending) {
+                return Some((t, Locality::Node));
+            }
+        }
+        if let Some(t) = top_pending(&mut idx.nodata, pending) {
+            return Some((t, Locality::NoData));
+        }
+        if max_level >= Locality::Rack {
+            let rack = self.cluster.rack_of(n);
+            if let Some(stack) = idx.by_rack.get_mut(&rack) {
+                if let Some(t) = top_pending(stack, pending) {
+                    return Some((t, Locality::Rack));
+                }
+            }
+        }
+        if max_level >= Locality::OffRack {
+            if let Some(t) = top_pending(&mut idx.any, pending) {
+                let loc = self.map_locality(job, t, n);
+                return Some((t, loc));
+            }
+        }
+        None
+    }
+
+    /// Whether `job` has a pending map with data on node `n` (or a data-less
+    /// one).
+    pub fn has_local_map(&self, job: JobId, n: NodeId) -> bool {
+        self.find_map_task(job, n, Locality::Node).is_some()
+    }
+
+    /// The next pending reduce of `job` (lowest index first), if its reduces
+    /// may start.
+    pub fn next_pending_reduce(&self, job: JobId) -> Option<u32> {
+        let j = &self.jobs[job.idx()];
+        if !j.reduces_ready || j.reduce_counts.pending == 0 || j.status != JobStatus::Running {
+            return None;
+        }
+        let mut idx = j.index.borrow_mut();
+        let stack = &mut idx.reduces;
+        top_pending(stack, |t| j.reduces[t as usize].status == TaskStatus::Pending)
+    }
+
+    /// Reducers of `job` on node `n` still copying (for copy-compute
+    /// splitting's per-job cap).
+    pub fn copying_reduces_on(&self, job: JobId, n: NodeId) -> u32 {
+        self.nodes[n.idx()]
+            .attempts
+            .iter()
+            .filter_map(|a| self.attempts.get(a))
+            .filter(|a| a.job == job && a.kind == TaskKind::Reduce && a.phase == ReducePhase::Copying)
+            .count() as u32
+    }
+
+    /// Running attempts of `job`, launch order.
+    pub fn running_attempts_of(&self, job: JobId) -> impl Iterator<Item = &Attempt> {
+        self.jobs[job.idx()]
+            .running
+            .iter()
+            .filter_map(|a| self.attempts.get(a))
+    }
+
+    /// Running attempts on node `n`, launch order.
+    pub fn attempts_on(&self, n: NodeId) -> impl Iterator<Item = &Attempt> {
+        self.nodes[n.idx()]
+            .attempts
+            .iter()
+            .filter_map(|a| self.attempts.get(a))
+    }
+
+    /// Total intermediate data on all nodes, MB.
+    pub fn intermediate_mb(&self) -> f64 {
+        self.nodes.iter().map(|n| n.intermediate_mb).sum()
+    }
+
+    /// Number of jobs not yet in a final state.
+    pub fn unfinished_jobs(&self) -> usize {
+        self.jobs.iter().filter(|j| !j.status.is_final()).count()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Driver API: the only way the state changes.
+// ---------------------------------------------------------------------------
+impl ClusterState {
+    /// An empty cluster at time zero with every node alive.
+    pub fn new(cluster: Cluster) -> ClusterState {
+        let nodes = (0..cluster.nodes.len())
+            .map(|_| NodeState {
+                alive: true,
+                ..Default::default()
+            })
+            .collect();
+        let mut st = ClusterState {
+            now: Time::ZERO,
+            blocks: BlockMap::default(),
+            nodes,
+            jobs: Vec::new(),
+            active: Vec::new(),
+            scanners: Vec::new(),
+            attempts: FxHashMap::default(),
+            next_attempt: 0,
+            events: Vec::new(),
+            compute_started: Vec::new(),
+            wakeups: Vec::new(),
+            pending_maps_total: 0,
+            launchable_reduces_total: 0,
+            usage: Usage::default(),
+            launches: 0,
+            cluster,
+        };
+        st.usage.available = (0..st.nodes.len())
+            .map(|i| st.node_available(NodeId(i as u32)))
+            .sum();
+        st
+    }
+
+    /// Drain the events recorded since the last call.
+    pub fn take_events(&mut self) -> Vec<StateEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// True when events wait to be drained.
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Reduce attempts that entered their compute phase since the last call
+    /// (the driver times their end).
+    pub fn take_compute_started(&mut self) -> Vec<AttemptId> {
+        std::mem::take(&mut self.compute_started)
+    }
+
+    /// `(time, job)` pairs at which explicit-time reduces must be released
+    /// with [`ClusterState::release_reduces`] (map-to-reduce delays).
+    pub fn take_wakeups(&mut self) -> Vec<(Time, JobId)> {
+        std::mem::take(&mut self.wakeups)
+    }
+
+    /// Advance the clock (never backwards), integrating slot use.
+    pub fn advance_to(&mut self, t: Time) {
+        if t <= self.now {
+            return;
+        }
+        if self.usage.since.is_some() {
+            let dt = (t - self.now).0 as u128;
+            self.usage.busy_integral += self.usage.busy as u128 * dt;
+            self.usage.available_integral += self.usage.available as u128 * dt;
+        }
+        self.now = t;
+    }
+
+    /// Register a dataset's blocks and replica locations.
+    pub fn add_dataset(&mut self, blocks: DatasetBlocks) -> DatasetId {
+        self.scanners.push(Vec::new());
+        self.blocks.add(blocks)
+    }
+
+    /// A job arrives. It waits in `Submitted` until admitted or rejected.
+    pub fn submit(&mut self, spec: JobSpec) -> JobId {
+        if self.usage.since.is_none() {
+            self.usage.since = Some(self.now);
+        }
+        let id = JobId(self.jobs.len() as u32);
+        self.jobs.push(Job::new(id, spec, self.now));
+        self.events.push(StateEvent::JobSubmitted(id));
+        id
+    }
+
+    /// Admit a submitted job: its tasks become pending.
+    pub fn admit(&mut self, j: JobId) -> Result<(), StateError> {
+        let now = self.now;
+        let job = self.job_mut(j)?;
+        if job.status != JobStatus::Submitted {
+            return Err(StateError(format!("{j} is not awaiting admission")));
+        }
+        job.status = JobStatus::Running;
+        job.decided = Some(now);
+        let maps = job.maps.len() as u32;
+        let reduces = job.reduces.len() as u32;
+        job.map_counts.pending = maps;
+        job.reduce_counts.pending = reduces;
+        {
+            let mut idx = job.index.borrow_mut();
+            idx.reduces = (0..reduces).rev().collect();
+        }
+        self.pending_maps_total += maps as u64;
+        for t in (0..maps).rev() {
+            self.index_map(j, t);
+        }
+        for d in self.jobs[j.idx()].spec.input.clone() {
+            if let Some(s) = self.scanners.get_mut(d.idx()) {
+                s.push(j);
+            }
+        }
+        self.active.push(j);
+        self.events.push(StateEvent::JobAdmitted(j));
+        self.check_reduce_readiness(j);
+        Ok(())
+    }
+
+    /// Reject a submitted job with a reason for the submitter.
+    pub fn reject(&mut self, j: JobId, reason: impl Into<String>) -> Result<(), StateError> {
+        let now = self.now;
+        let job = self.job_mut(j)?;
+        if job.status != JobStatus::Submitted {
+            return Err(StateError(format!("{j} is not awaiting admission")));
+        }
+        job.status = JobStatus::Rejected;
+        job.decided = Some(now);
+        job.reason = Some(reason.into());
+        self.events.push(StateEvent::JobRejected(j));
+        Ok(())
+    }
+
+    /// Start an attempt on `node`. Checks everything a scheduler could get
+    /// wrong and changes nothing when it refuses.
+    pub fn launch(&mut self, node: NodeId, l: &Launch) -> Result<AttemptId, LaunchError> {
+        if node.idx() >= self.nodes.len() || !self.nodes[node.idx()].alive {
+            return Err(LaunchError::NodeDown(node));
+        }
+        let kind = l.kind();
+        let free = match kind {
+            TaskKind::Map => self.free_map_slots(node),
+            TaskKind::Reduce => self.free_reduce_slots(node),
+        };
+        if free == 0 {
+            return Err(LaunchError::NoFreeSlot(node, kind));
+        }
+        let (job, task) = match l {
+            Launch::Map { job, task, .. } | Launch::Reduce { job, task } => (*job, *task),
+        };
+        let jb = self
+            .jobs
+            .get(job.idx())
+            .ok_or(LaunchError::JobNotRunning(job))?;
+        if jb.status != JobStatus::Running {
+            return Err(LaunchError::JobNotRunning(job));
+        }
+        let tasks = match kind {
+            TaskKind::Map => &jb.maps,
+            TaskKind::Reduce => &jb.reduces,
+        };
+        if tasks.get(task as usize).map(|t| t.status) != Some(TaskStatus::Pending) {
+            return Err(LaunchError::TaskNotPending(job, kind, task));
+        }
+        let mut locality = Locality::NoData;
+        if let Launch::Map { riders, .. } = l {
+            let block = jb.spec.maps[task as usize].block;
+            for (k, &(rj, rt)) in riders.iter().enumerate() {
+                let ok = block.is_some()
+                    && rj != job
+                    && !riders[..k].iter().any(|(o, _)| *o == rj)
+                    && self.jobs.get(rj.idx()).is_some_and(|r| {
+                        r.status == JobStatus::Running
+                            && r.maps.get(rt as usize).map(|t| t.status) == Some(TaskStatus::Pending)
+                            && r.spec.maps[rt as usize].block == block
+                    });
+                if !ok {
+                    return Err(LaunchError::BadRider(rj, rt));
+                }
+            }
+            locality = self.map_locality(job, task, node);
+        } else if !jb.reduces_ready {
+            return Err(LaunchError::ReducesNotReady(job));
+        }
+
+        // Accepted: apply.
+        let id = AttemptId(self.next_attempt);
+        self.next_attempt += 1;
+        self.launches += 1;
+        let now = self.now;
+        let riders = match l {
+            Launch::Map { riders, .. } => riders.clone(),
+            Launch::Reduce { .. } => Vec::new(),
+        };
+        let explicit_reduce = kind == TaskKind::Reduce
+            && self.jobs[job.idx()].spec.reduces[task as usize].time.is_some();
+        let attempt = Attempt {
+            id,
+            kind,
+            job,
+            task,
+            riders,
+            node,
+            start: now,
+            end: None,
+            status: AttemptStatus::Running,
+            locality,
+            phase: if kind == TaskKind::Map {
+                ReducePhase::Computing
+            } else {
+                ReducePhase::Copying
+            },
+            compute_start: None,
+        };
+        let served: Vec<(JobId, u32)> = attempt.tasks().map(|t| (t.job, t.index)).collect();
+        for (rj, rt) in served {
+            let jm = &mut self.jobs[rj.idx()];
+            if jm.first_launch.is_none() {
+                jm.first_launch = Some(now);
+            }
+            jm.running.push(id);
+            let (t, counts) = match kind {
+                TaskKind::Map => (&mut jm.maps[rt as usize], &mut jm.map_counts),
+                TaskKind::Reduce => (&mut jm.reduces[rt as usize], &mut jm.reduce_counts),
+            };
+            t.status = TaskStatus::Running;
+            t.attempt = Some(id);
+            t.attempts = t.attempts.saturating_add(1);
+            t.node = Some(node);
+            counts.pending -= 1;
+            counts.running += 1;
+            match kind {
+                TaskKind::Map => self.pending_maps_total -= 1,
+                TaskKind::Reduce => self.launchable_reduces_total -= 1,
+            }
+        }
+        self.change_node(node, |s| {
+            s.attempts.push(id);
+            match kind {
+                TaskKind::Map => s.running_maps += 1,
+                TaskKind::Reduce => s.running_reduces += 1,
+            }
+        });
+        self.attempts.insert(id, attempt);
+        if explicit_reduce {
+            // Explicit-time reduces have no copy phase (MSJO model).
+            self.enter_wait_compute(id);
+        }
+        Ok(id)
+    }
+
+    /// A map attempt finished its work: every task it served is done.
+    pub fn finish_map(&mut self, a: AttemptId) -> Result<(), StateError> {
+        let att = self.running(a, TaskKind::Map)?;
+        let (node, start, locality) = (att.node, att.start, att.locality);
+        let att = self.end_attempt(a, AttemptStatus::Succeeded);
+        let now = self.now;
+        let dur = now - start;
+        for t in att.tasks() {
+            let j = t.job;
+            let jm = &mut self.jobs[j.idx()];
+            if jm.status != JobStatus::Running {
+                continue;
+            }
+            let has_reduces = !jm.reduces.is_empty();
+            let out = if has_reduces {
+                cost::map_output_mb(&jm.spec, &jm.spec.maps[t.index as usize])
+            } else {
+                0.0
+            };
+            let task = &mut jm.maps[t.index as usize];
+            task.status = TaskStatus::Done;
+            task.attempt = None;
+            task.node = Some(node);
+            task.start = start;
+            task.finish = now;
+            task.locality = locality;
+            task.output_mb = out;
+            jm.map_counts.running -= 1;
+            jm.map_counts.done += 1;
+            jm.stats.maps += 1;
+            jm.stats.map_total += dur;
+            jm.stats.map_max = jm.stats.map_max.max(dur);
+            if out > 0.0 {
+                let ns = &mut self.nodes[node.idx()];
+                ns.intermediate_mb += out;
+                ns.outputs.push((j, t.index));
+            }
+            if self.jobs[j.idx()].maps_done() {
+                self.jobs[j.idx()].maps_done_at = Some(now);
+                self.events.push(StateEvent::MapsDone(j));
+            }
+            self.check_reduce_readiness(j);
+            self.check_job_done(j);
+        }
+        Ok(())
+    }
+
+    /// A reduce attempt finished copying its partition.
+    pub fn finish_copy(&mut self, a: AttemptId) -> Result<(), StateError> {
+        let att = self.running(a, TaskKind::Reduce)?;
+        if att.phase != ReducePhase::Copying {
+            return Err(StateError(format!("{a} is not copying")));
+        }
+        self.enter_wait_compute(a);
+        Ok(())
+    }
+
+    /// A reduce attempt finished computing: the task is done.
+    pub fn finish_reduce(&mut self, a: AttemptId) -> Result<(), StateError> {
+        let att = self.running(a, TaskKind::Reduce)?;
+        if att.phase != ReducePhase::Computing {
+            return Err(StateError(format!("{a} is not computing")));
+        }
+        let (start, node) = (att.start, att.node);
+        let att = self.end_attempt(a, AttemptStatus::Succeeded);
+        let now = self.now;
+        let jm = &mut self.jobs[att.job.idx()];
+        let task = &mut jm.reduces[att.task as usize];
+        task.status = TaskStatus::Done;
+        task.attempt = None;
+        task.node = Some(node);
+        task.start = start;
+        task.finish = now;
+        jm.reduce_counts.running -= 1;
+        jm.reduce_counts.done += 1;
+        jm.stats.reduces += 1;
+        let dur = now - start;
+        jm.stats.reduce_total += dur;
+        jm.stats.reduce_max = jm.stats.reduce_max.max(dur);
+        self.check_job_done(att.job);
+        Ok(())
+    }
+
+    /// An attempt failed. Its tasks are retried until they have failed
+    /// `max_attempts` times; then the job fails with `reason`.
+    pub fn fail_attempt(&mut self, a: AttemptId, reason: &str) -> Result<(), StateError> {
+        let kind = self.attempts.get(&a).map(|x| x.kind).ok_or_else(|| not_running(a))?;
+        let att = self.end_attempt(a, AttemptStatus::Failed);
+        let elapsed = self.now - att.start;
+        let max = self.cluster.max_attempts as u16;
+        let mut doomed = Vec::new();
+        for t in att.tasks() {
+            let jm = &mut self.jobs[t.job.idx()];
+            jm.failed_attempts += 1;
+            jm.lost_work += elapsed;
+            let task = match kind {
+                TaskKind::Map => &mut jm.maps[t.index as usize],
+                TaskKind::Reduce => &mut jm.reduces[t.index as usize],
+            };
+            task.failures += 1;
+            let failures = task.failures;
+            self.unrun(t.job, kind, t.index);
+            if failures >= max {
+                doomed.push((t.job, format!(
+                    "{} task {} failed {failures} times (last: {reason})",
+                    if kind == TaskKind::Map { "map" } else { "reduce" },
+                    t.index
+                )));
+            }
+        }
+        for (j, why) in doomed {
+            self.end_job(j, JobStatus::Failed, Some(why));
+        }
+        Ok(())
+    }
+
+    /// Kill a running attempt (preemption): its tasks become pending again
+    /// and its work is counted as killed.
+    pub fn kill_attempt(&mut self, a: AttemptId) -> Result<(), StateError> {
+        let kind = self.attempts.get(&a).map(|x| x.kind).ok_or_else(|| not_running(a))?;
+        let att = self.end_attempt(a, AttemptStatus::Killed);
+        let elapsed = self.now - att.start;
+        let jm = &mut self.jobs[att.job.idx()];
+        jm.killed_work += elapsed;
+        jm.killed_attempts += 1;
+        for t in att.tasks() {
+            self.unrun(t.job, kind, t.index);
+        }
+        Ok(())
+    }
+
+    /// Kill a job (user request): its attempts are killed and it ends.
+    pub fn kill_job(&mut self, j: JobId, reason: &str) -> Result<(), StateError> {
+        let status = self.job_mut(j)?.status;
+        match status {
+            JobStatus::Running => {
+                self.end_job(j, JobStatus::Killed, Some(reason.to_string()));
+                Ok(())
+            }
+            JobStatus::Submitted => {
+                let now = self.now;
+                let jm = &mut self.jobs[j.idx()];
+                jm.status = JobStatus::Killed;
+                jm.reason = Some(reason.to_string());
+                jm.finish = Some(now);
+                self.events.push(StateEvent::JobEnded(j));
+                Ok(())
+            }
+            _ => Err(StateError(format!("{j} has already ended"))),
+        }
+    }
+
+    /// Release explicit-time reduces whose map-to-reduce delays have passed.
+    pub fn release_reduces(&mut self, j: JobId) {
+        let jm = &self.jobs[j.idx()];
+        if jm.status != JobStatus::Running || jm.reduces_ready || !jm.maps_done() {
+            return;
+        }
+        match self.explicit_release_time(j) {
+            Some(t) if t <= self.now => self.make_reduces_ready(j),
+            Some(t) => self.wakeups.push((t, j)),
+            None => self.make_reduces_ready(j),
+        }
+    }
+
+    /// A node stopped heartbeating: its attempts are lost and re-run; map
+    /// outputs it held are re-run for jobs whose reduces still need them.
+    pub fn node_lost(&mut self, n: NodeId) {
+        if !self.nodes[n.idx()].alive {
+            return;
+        }
+        let running: Vec<AttemptId> = self.nodes[n.idx()].attempts.clone();
+        for a in running {
+            let kind = self.attempts[&a].kind;
+            let att = self.end_attempt(a, AttemptStatus::Lost);
+            let elapsed = self.now - att.start;
+            self.jobs[att.job.idx()].lost_work += elapsed;
+            for t in att.tasks() {
+                self.unrun(t.job, kind, t.index);
+            }
+        }
+        self.change_node(n, |s| {
+            s.alive = false;
+            s.waiting_compute.clear();
+        });
+        let outputs = std::mem::take(&mut self.nodes[n.idx()].outputs);
+        for (j, t) in outputs {
+            self.drop_output(j, t, n);
+        }
+        self.events.push(StateEvent::NodeLost(n));
+    }
+
+    /// A lost node is back, empty.
+    pub fn node_recovered(&mut self, n: NodeId) {
+        if self.nodes[n.idx()].alive {
+            return;
+        }
+        self.change_node(n, |s| {
+            s.alive = true;
+            s.running_maps = 0;
+            s.running_reduces = 0;
+            s.computing_reduces = 0;
+            s.intermediate_mb = 0.0;
+        });
+        self.events.push(StateEvent::NodeRecovered(n));
+    }
+
+    /// Set the slots other workloads take on node `n`. Running attempts are
+    /// never killed; the node simply takes no new work until it has room.
+    pub fn set_taken(&mut self, n: NodeId, map: u32, reduce: u32) {
+        let s = &self.nodes[n.idx()];
+        if s.taken_map == map && s.taken_reduce == reduce {
+            return;
+        }
+        self.change_node(n, |s| {
+            s.taken_map = map;
+            s.taken_reduce = reduce;
+        });
+        self.admit_compute(n);
+        self.events.push(StateEvent::CapacityChanged(n));
+    }
+
+    /// Delete `job`'s map outputs on node `n` (intermediate-space eviction);
+    /// maps its reduces still need become pending again.
+    pub fn evict_outputs(&mut self, j: JobId, n: NodeId) {
+        let outputs: Vec<(JobId, u32)> = self.nodes[n.idx()]
+            .outputs
+            .iter()
+            .copied()
+            .filter(|(oj, _)| *oj == j)
+            .collect();
+        self.nodes[n.idx()].outputs.retain(|(oj, _)| *oj != j);
+        for (oj, t) in outputs {
+            self.drop_output(oj, t, n);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Internals.
+// ---------------------------------------------------------------------------
+fn not_running(a: AttemptId) -> StateError {
+    StateError(format!("{a} is not running"))
+}
+
+impl ClusterState {
+    fn job_mut(&mut self, j: JobId) -> Result<&mut Job, StateError> {
+        self.jobs
+            .get_mut(j.idx())
+            .ok_or_else(|| StateError(format!("no such job {j}")))
+    }
+
+    fn running(&self, a: AttemptId, kind: TaskKind) -> Result<&Attempt, StateError> {
+        match self.attempts.get(&a) {
+            Some(x) if x.kind == kind => Ok(x),
+            Some(_) => Err(StateError(format!("{a} is not a {kind:?} attempt"))),
+            None => Err(not_running(a)),
+        }
+    }
+
+    fn node_busy(&self, n: NodeId) -> u64 {
+        let s = &self.nodes[n.idx()];
+        if !s.alive {
+            return 0;
+        }
+        let node = &self.cluster.nodes[n.idx()];
+        if node.is_unified() {
+            (s.running_maps + s.running_reduces) as u64
+        } else {
+            (s.running_maps.min(node.map_slots()) + s.running_reduces.min(node.reduce_slots()))
+                as u64
+        }
+    }
+
+    fn node_available(&self, n: NodeId) -> u64 {
+        let s = &self.nodes[n.idx()];
+        if !s.alive {
+            return 0;
+        }
+        let node = &self.cluster.nodes[n.idx()];
+        if node.is_unified() {
+            node.total_slots().saturating_sub(s.taken_map) as u64
+        } else {
+            (node.map_slots().saturating_sub(s.taken_map)
+                + node.reduce_slots().saturating_sub(s.taken_reduce)) as u64
+        }
+    }
+
+    /// Apply `f` to node `n`, keeping the utilisation totals right.
+    fn change_node(&mut self, n: NodeId, f: impl FnOnce(&mut NodeState)) {
+        let (b0, a0) = (self.node_busy(n), self.node_available(n));
+        f(&mut self.nodes[n.idx()]);
+        let (b1, a1) = (self.node_busy(n), self.node_available(n));
+        self.usage.busy = self.usage.busy + b1 - b0;
+        self.usage.available = self.usage.available + a1 - a0;
+    }
+
+    /// Remove a running attempt, free its slot, record the event.
+    fn end_attempt(&mut self, a: AttemptId, status: AttemptStatus) -> Attempt {
+        let mut att = self
+            .attempts
+            .remove(&a)
+            .expect("end_attempt is called on running attempts only");
+        att.status = status;
+        att.end = Some(self.now);
+        let (node, kind, phase) = (att.node, att.kind, att.phase);
+        let alive = self.nodes[node.idx()].alive;
+        if alive {
+            self.change_node(node, |s| {
+                if let Some(p) = s.attempts.iter().position(|x| *x == a) {
+                    s.attempts.remove(p);
+                }
+                match kind {
+                    TaskKind::Map => s.running_maps -= 1,
+                    TaskKind::Reduce => {
+                        s.running_reduces -= 1;
+                        match phase {
+                            ReducePhase::Computing => s.computing_reduces -= 1,
+                            ReducePhase::WaitingCompute => {
+                                if let Some(p) = s.waiting_compute.iter().position(|x| *x == a) {
+                                    s.waiting_compute.remove(p);
+                                }
+                            }
+                            ReducePhase::Copying => {}
+                        }
+                    }
+                }
+            });
+        }
+        for t in att.tasks() {
+            let jm = &mut self.jobs[t.job.idx()];
+            if let Some(p) = jm.running.iter().position(|x| *x == a) {
+                jm.running.swap_remove(p);
+            }
+        }
+        if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
+            self.admit_compute(node);
+        }
+        self.events.push(StateEvent::AttemptEnded(Box::new(att.clone())));
+        att
+    }
+
+    /// A running task goes back to pending (its attempt ended badly).
+    fn unrun(&mut self, j: JobId, kind: TaskKind, t: u32) {
+        let jm = &mut self.jobs[j.idx()];
+        if jm.status != JobStatus::Running {
+            return;
+        }
+        let (task, counts) = match kind {
+            TaskKind::Map => (&mut jm.maps[t as usize], &mut jm.map_counts),
+            TaskKind::Reduce => (&mut jm.reduces[t as usize], &mut jm.reduce_counts),
+        };
+        if task.status != TaskStatus::Running {
+            return;
+        }
+        task.status = TaskStatus::Pending;
+        task.attempt = None;
+        counts.running -= 1;
+        counts.pending += 1;
+        match kind {
+            TaskKind::Map => {
+                self.pending_maps_total += 1;
+                self.index_map(j, t);
+            }
+            TaskKind::Reduce => {
+                if jm.reduces_ready {
+                    self.launchable_reduces_total += 1;
+                }
+                jm.index.borrow_mut().reduces.push(t);
+            }
+        }
+    }
+
+    /// Push map `t` of `j` into its job's locality stacks.
+    fn index_map(&mut self, j: JobId, t: u32) {
+        let jm = &self.jobs[j.idx()];
+        let mut idx = jm.index.borrow_mut();
+        match jm.spec.maps[t as usize].block {
+            Some(b) => {
+                let reps = self.blocks.replicas(b);
+                for (i, &n) in reps.iter().enumerate() {
+                    idx.by_node.entry(n).or_default().push(t);
+                    // Replicas 2 and 3 usually share a rack: list the task once per rack.
+                    let r = self.cluster.rack_of(n);
+                    if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
+                        idx.by_rack.entry(r).or_default().push(t);
+                    }
+                }
+                idx.any.push(t);
+            }
+            None => idx.nodata.push(t),
+        }
+    }
+
+    fn enter_wait_compute(&mut self, a: AttemptId) {
+        let att = self.attempts.get_mut(&a).expect("running");
+        att.phase = ReducePhase::WaitingCompute;
+        let node = att.node;
+        self.nodes[node.idx()].waiting_compute.push_back(a);
+        self.admit_compute(node);
+    }
+
+    /// Let waiting reducers compute while the node allows (copy-compute
+    /// splitting's admission control, CPAC).
+    fn admit_compute(&mut self, n: NodeId) {
+        let limit = self.compute_limit(n);
+        while self.nodes[n.idx()].computing_reduces < limit {
+            let Some(a) = self.nodes[n.idx()].waiting_compute.pop_front() else {
+                break;
+            };
+            self.change_node(n, |s| s.computing_reduces += 1);
+            let att = self.attempts.get_mut(&a).expect("waiting attempts are running");
+            att.phase = ReducePhase::Computing;
+            att.compute_start = Some(self.now);
+            self.compute_started.push(a);
+        }
+    }
+
+    fn make_reduces_ready(&mut self, j: JobId) {
+        let jm = &mut self.jobs[j.idx()];
+        if jm.reduces_ready || jm.reduces.is_empty() {
+            return;
+        }
+        jm.reduces_ready = true;
+        self.launchable_reduces_total += jm.reduce_counts.pending as u64;
+        self.events.push(StateEvent::ReducesReady(j));
+    }
+
+    /// Latest map end plus its map-to-reduce delay (explicit reduces).
+    fn explicit_release_time(&self, j: JobId) -> Option<Time> {
+        let jm = &self.jobs[j.idx()];
+        let f = jm.spec.shuffle_delay_factor;
+        jm.maps
+            .iter()
+            .map(|t| t.finish + (t.finish - t.start).scale(f))
+            .max()
+    }
+
+    fn check_reduce_readiness(&mut self, j: JobId) {
+        let jm = &self.jobs[j.idx()];
+        if jm.status != JobStatus::Running || jm.reduces_ready || jm.reduces.is_empty() {
+            return;
+        }
+        if jm.spec.explicit_reduces() {
+            if jm.maps_done() {
+                self.release_reduces(j);
+            }
+            return;
+        }
+        let slowstart = jm
+            .spec
+            .reduce_slowstart
+            .unwrap_or(self.cluster.reduce_slowstart);
+        let needed = (slowstart * jm.maps.len() as f64).ceil() as u32;
+        if jm.map_counts.done >= needed {
+            self.make_reduces_ready(j);
+        }
+    }
+
+    fn check_job_done(&mut self, j: JobId) {
+        let jm = &self.jobs[j.idx()];
+        if jm.status == JobStatus::Running
+            && jm.maps_done()
+            && jm.reduce_counts.done as usize == jm.reduces.len()
+        {
+            self.end_job(j, JobStatus::Succeeded, None);
+        }
+    }
+
+    /// End a running job: kill what still runs, free its data, record.
+    fn end_job(&mut self, j: JobId, status: JobStatus, reason: Option<String>) {
+        if self.jobs[j.idx()].status != JobStatus::Running {
+            return;
+        }
+        let running = self.jobs[j.idx()].running.clone();
+        for a in running {
+            if let Some(kind) = self.attempts.get(&a).map(|x| x.kind) {
+                let att = self.end_attempt(a, AttemptStatus::Killed);
+                let elapsed = self.now - att.start;
+                self.jobs[j.idx()].killed_work += elapsed;
+                // Other riders of a shared attempt go back to pending.
+                for t in att.tasks().filter(|t| t.job != j) {
+                    self.unrun(t.job, kind, t.index);
+                }
+            }
+        }
+        let now = self.now;
+        let jm = &mut self.jobs[j.idx()];
+        let launchable = if jm.reduces_ready {
+            jm.reduce_counts.pending as u64
+        } else {
+            0
+        };
+        self.pending_maps_total -= jm.map_counts.pending as u64;
+        self.launchable_reduces_total -= launchable;
+        jm.status = status;
+        jm.finish = Some(now);
+        jm.reason = reason;
+        jm.index.borrow_mut().clear();
+        let mut freed: Vec<(NodeId, f64)> = Vec::new();
+        for t in jm.maps.iter_mut() {
+            if t.output_mb > 0.0 {
+                if let Some(n) = t.node {
+                    freed.push((n, t.output_mb));
+                }
+                t.output_mb = 0.0;
+            }
+        }
+        for (n, mb) in freed {
+            let s = &mut self.nodes[n.idx()];
+            s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
+        }
+        self.active.retain(|x| *x != j);
+        for d in self.jobs[j.idx()].spec.input.clone() {
+            if let Some(s) = self.scanners.get_mut(d.idx()) {
+                s.retain(|x| *x != j);
+            }
+        }
+        self.events.push(StateEvent::JobEnded(j));
+    }
+
+    /// Map `t` of `j` lost its output on node `n`.
+    fn drop_output(&mut self, j: JobId, t: u32, n: NodeId) {
+        let jm = &mut self.jobs[j.idx()];
+        let task = &mut jm.maps[t as usize];
+        if task.status != TaskStatus::Done || task.node != Some(n) || task.output_mb <= 0.0 {
+            return;
+        }
+        let mb = task.output_mb;
+        task.output_mb = 0.0;
+        let s = &mut self.nodes[n.idx()];
+        s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
+        if jm.status != JobStatus::Running {
+            return;
+        }
+        // Reduces that have not finished copying still need every output.
+        let still_needed = jm.reduces.iter().any(|r| match r.status {
+            TaskStatus::Pending => true,
+            TaskStatus::Running => r
+                .attempt
+                .and_then(|a| self.attempts.get(&a))
+                .is_some_and(|a| a.phase == ReducePhase::Copying),
+            TaskStatus::Done => false,
+        });
+        if !still_needed {
+            return;
+        }
+        let task = &mut jm.maps[t as usize];
+        task.status = TaskStatus::Pending;
+        jm.map_counts.done -= 1;
+        jm.map_counts.pending += 1;
+        jm.maps_done_at = None;
+        self.pending_maps_total += 1;
+        self.index_map(j, t);
+        self.events.push(StateEvent::MapOutputLost { job: j, task: t });
+    }
+}
+
+#[cfg(test)]
+mod tests;

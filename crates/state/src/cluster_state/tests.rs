@@ -1,0 +1,274 @@
+//! Hand-checked unit tests of the state machine.
+
+use super::*;
+use mrsched_model::{BlockRef, MapSpec, ReduceSpec};
+
+fn cluster(text: &str) -> Cluster {
+    Cluster::from_toml_str("c", text).unwrap()
+}
+
+fn two_racks() -> Cluster {
+    cluster("reduce_slowstart = 0.5\n[[nodes]]\ncount = 4\nracks = 2\nmap_slots = 1\nreduce_slots = 1\n")
+}
+
+/// A job reading dataset 0's blocks with `reduces` cost-model reduces.
+fn data_job(blocks: u32, reduces: usize) -> JobSpec {
+    let mut j = JobSpec::explicit("j", Time::ZERO, &[], &[], 1.0);
+    j.input = vec![DatasetId(0)];
+    j.maps = (0..blocks)
+        .map(|b| MapSpec {
+            block: Some(BlockRef {
+                dataset: DatasetId(0),
+                index: b,
+            }),
+            input_mb: 64.0,
+            time: None,
+        })
+        .collect();
+    j.reduces = vec![ReduceSpec { time: None }; reduces];
+    j.cost.map_output_ratio = 1.0;
+    j
+}
+
+fn with_dataset(c: Cluster, replicas: Vec<Vec<u32>>) -> ClusterState {
+    let mut st = ClusterState::new(c);
+    let reps: Vec<Vec<NodeId>> = replicas
+        .into_iter()
+        .map(|r| r.into_iter().map(NodeId).collect())
+        .collect();
+    st.add_dataset(DatasetBlocks::new("d", vec![64.0; reps.len()], &reps));
+    st
+}
+
+#[test]
+fn most_local_task_is_found_per_level() {
+    // Nodes 0,2 on rack 0; nodes 1,3 on rack 1.
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![2], vec![1]]);
+    let j = st.submit(data_job(3, 0));
+    st.admit(j).unwrap();
+    assert_eq!(st.find_map_task(j, NodeId(0), Locality::Node), Some((0, Locality::Node)));
+    assert_eq!(st.find_map_task(j, NodeId(3), Locality::Node), None);
+    assert_eq!(st.find_map_task(j, NodeId(3), Locality::Rack), Some((2, Locality::Rack)));
+    st.launch(NodeId(1), &Launch::map(j, 2)).unwrap();
+    // Block 2 is taken; node 3 must now go off-rack.
+    assert_eq!(st.find_map_task(j, NodeId(3), Locality::Rack), None);
+    let (t, loc) = st.find_map_task(j, NodeId(3), Locality::OffRack).unwrap();
+    assert!(t == 0 || t == 1);
+    assert_eq!(loc, Locality::OffRack);
+    assert_eq!(st.pending_maps_total(), 2);
+}
+
+#[test]
+fn launches_respect_slots_and_status() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![0]]);
+    let j = st.submit(data_job(2, 1));
+    assert_eq!(
+        st.launch(NodeId(0), &Launch::map(j, 0)),
+        Err(LaunchError::JobNotRunning(j))
+    );
+    st.admit(j).unwrap();
+    let a = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    assert_eq!(st.free_map_slots(NodeId(0)), 0);
+    assert_eq!(
+        st.launch(NodeId(0), &Launch::map(j, 1)),
+        Err(LaunchError::NoFreeSlot(NodeId(0), TaskKind::Map))
+    );
+    assert_eq!(
+        st.launch(NodeId(1), &Launch::map(j, 0)),
+        Err(LaunchError::TaskNotPending(j, TaskKind::Map, 0))
+    );
+    assert_eq!(
+        st.launch(NodeId(1), &Launch::reduce(j, 0)),
+        Err(LaunchError::ReducesNotReady(j))
+    );
+    assert_eq!(st.attempt(a).unwrap().locality, Locality::Node);
+}
+
+#[test]
+fn slowstart_then_copy_compute_then_done() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![1]]);
+    let j = st.submit(data_job(2, 1));
+    st.admit(j).unwrap();
+    let m0 = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    let m1 = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.advance_to(Time::from_secs(10));
+    st.finish_map(m0).unwrap();
+    // Slow-start 0.5 of 2 maps: reduces are ready after one map.
+    assert!(st.job(j).reduces_ready);
+    assert_eq!(st.next_pending_reduce(j), Some(0));
+    assert_eq!(st.node(NodeId(0)).intermediate_mb, 64.0);
+    let r = st.launch(NodeId(2), &Launch::reduce(j, 0)).unwrap();
+    assert_eq!(st.attempt(r).unwrap().phase, ReducePhase::Copying);
+    assert!(st.finish_reduce(r).is_err(), "cannot finish while copying");
+    st.advance_to(Time::from_secs(20));
+    st.finish_map(m1).unwrap();
+    assert!(st.job(j).maps_done());
+    st.finish_copy(r).unwrap();
+    assert_eq!(st.take_compute_started(), vec![r]);
+    st.advance_to(Time::from_secs(30));
+    st.finish_reduce(r).unwrap();
+    assert_eq!(st.job(j).status, JobStatus::Succeeded);
+    assert_eq!(st.job(j).finish, Some(Time::from_secs(30)));
+    assert_eq!(st.intermediate_mb(), 0.0, "outputs freed at job end");
+    assert!(st.active_jobs().is_empty());
+    let evs = st.take_events();
+    assert!(evs.contains(&StateEvent::ReducesReady(j)));
+    assert!(evs.contains(&StateEvent::JobEnded(j)));
+}
+
+#[test]
+fn copy_compute_splitting_limits_computing_reducers() {
+    let c = cluster("reduce_slowstart = 0\n[[nodes]]\ncount = 1\nmap_slots = 1\nreduce_slots = 1\nmax_reducers = 3\n");
+    let mut st = with_dataset(c, vec![vec![0]]);
+    let j = st.submit(data_job(1, 3));
+    st.admit(j).unwrap();
+    let rs: Vec<AttemptId> = (0..3)
+        .map(|t| st.launch(NodeId(0), &Launch::reduce(j, t)).unwrap())
+        .collect();
+    assert_eq!(st.free_reduce_slots(NodeId(0)), 0);
+    for r in &rs {
+        st.finish_copy(*r).unwrap();
+    }
+    assert_eq!(st.take_compute_started(), vec![rs[0]], "one computes at a time");
+    assert_eq!(st.node(NodeId(0)).waiting_compute.len(), 2);
+    let m = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    st.finish_map(m).unwrap();
+    st.finish_reduce(rs[0]).unwrap();
+    assert_eq!(st.take_compute_started(), vec![rs[1]]);
+}
+
+#[test]
+fn failures_retry_then_fail_the_job() {
+    let c = cluster("max_attempts = 2\n[[nodes]]\ncount = 2\nmap_slots = 1\n");
+    let mut st = ClusterState::new(c);
+    let j = st.submit(JobSpec::explicit("e", Time::ZERO, &[5.0, 5.0], &[], 1.0));
+    st.admit(j).unwrap();
+    let a = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    let b = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.fail_attempt(a, "disk error").unwrap();
+    assert_eq!(st.job(j).map_counts.pending, 1);
+    let a2 = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    st.fail_attempt(a2, "disk error").unwrap();
+    let job = st.job(j);
+    assert_eq!(job.status, JobStatus::Failed);
+    assert!(job.reason.as_deref().unwrap().contains("failed 2 times"), "{:?}", job.reason);
+    assert!(st.attempt(b).is_none(), "the job's other attempts are killed");
+    assert_eq!(st.pending_maps_total(), 0);
+    assert_eq!(st.running_attempts(), 0);
+}
+
+#[test]
+fn node_loss_reruns_attempts_and_needed_outputs() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![1]]);
+    let j = st.submit(data_job(2, 1));
+    st.admit(j).unwrap();
+    let m0 = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    let m1 = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.advance_to(Time::from_secs(5));
+    st.finish_map(m0).unwrap();
+    st.node_lost(NodeId(1));
+    assert!(st.attempt(m1).is_none());
+    assert_eq!(st.job(j).map_counts.pending, 1, "running map re-run");
+    st.node_lost(NodeId(0));
+    assert_eq!(st.job(j).map_counts.pending, 2, "lost output re-run");
+    assert_eq!(st.job(j).map_counts.done, 0);
+    assert_eq!(st.free_map_slots(NodeId(0)), 0);
+    st.node_recovered(NodeId(0));
+    assert_eq!(st.free_map_slots(NodeId(0)), 1);
+    // Failures from node loss do not count against the attempt limit.
+    assert_eq!(st.job(j).failed_attempts, 0);
+}
+
+#[test]
+fn shared_scan_serves_every_rider_once() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![1]]);
+    let a = st.submit(data_job(2, 0));
+    let b = st.submit(data_job(2, 0));
+    st.admit(a).unwrap();
+    st.admit(b).unwrap();
+    assert_eq!(st.scanners(DatasetId(0)), &[a, b]);
+    assert_eq!(st.job(b).map_for_block(DatasetId(0), 1), Some(1));
+    // A rider on a different block is refused.
+    assert_eq!(
+        st.launch(NodeId(0), &Launch::Map { job: a, task: 0, riders: vec![(b, 1)] }),
+        Err(LaunchError::BadRider(b, 1))
+    );
+    let x = st
+        .launch(NodeId(0), &Launch::Map { job: a, task: 0, riders: vec![(b, 0)] })
+        .unwrap();
+    assert_eq!(st.job(b).map_counts.running, 1);
+    st.finish_map(x).unwrap();
+    assert_eq!(st.job(a).map_counts.done, 1);
+    assert_eq!(st.job(b).map_counts.done, 1);
+    assert_eq!(st.free_map_slots(NodeId(0)), 1, "one slot for both riders");
+}
+
+#[test]
+fn explicit_reduces_wait_for_delays() {
+    let c = cluster("[[nodes]]\ncount = 2\nslots = 1\n");
+    let mut st = ClusterState::new(c);
+    let mut spec = JobSpec::explicit("e", Time::ZERO, &[10.0], &[3.0], 1.0);
+    spec.shuffle_delay_factor = 0.5;
+    let j = st.submit(spec);
+    st.admit(j).unwrap();
+    let m = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    st.advance_to(Time::from_secs(10));
+    st.finish_map(m).unwrap();
+    assert!(!st.job(j).reduces_ready);
+    assert_eq!(st.take_wakeups(), vec![(Time::from_secs(15), j)]);
+    st.advance_to(Time::from_secs(15));
+    st.release_reduces(j);
+    assert!(st.job(j).reduces_ready);
+    let r = st.launch(NodeId(1), &Launch::reduce(j, 0)).unwrap();
+    // No copy phase: computing at once.
+    assert_eq!(st.take_compute_started(), vec![r]);
+    st.finish_reduce(r).unwrap();
+    assert_eq!(st.job(j).status, JobStatus::Succeeded);
+}
+
+#[test]
+fn unified_slots_are_shared_and_capacity_is_honoured() {
+    let c = cluster("reduce_slowstart = 0\n[[nodes]]\ncount = 1\nslots = 2\n");
+    let mut st = ClusterState::new(c);
+    let j = st.submit(JobSpec::explicit("e", Time::ZERO, &[1.0], &[], 1.0));
+    st.admit(j).unwrap();
+    st.set_taken(NodeId(0), 1, 1);
+    assert_eq!(st.free_map_slots(NodeId(0)), 1);
+    st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    assert_eq!(st.free_map_slots(NodeId(0)), 0);
+    assert_eq!(st.free_reduce_slots(NodeId(0)), 0);
+    // Capacity drops below use: the running attempt stays.
+    st.set_taken(NodeId(0), 2, 2);
+    assert_eq!(st.running_attempts(), 1);
+    assert_eq!(st.free_map_slots(NodeId(0)), 0);
+}
+
+#[test]
+fn utilisation_integrates_busy_over_available() {
+    let c = cluster("[[nodes]]\ncount = 2\nmap_slots = 1\n");
+    let mut st = ClusterState::new(c);
+    let j = st.submit(JobSpec::explicit("e", Time::ZERO, &[1.0], &[], 1.0));
+    st.admit(j).unwrap();
+    let a = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    st.advance_to(Time::from_secs(10));
+    st.finish_map(a).unwrap();
+    // One of two slots busy for 10 s.
+    assert!((st.usage().utilization() - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn kill_counts_work_and_repends() {
+    let c = cluster("[[nodes]]\ncount = 1\nmap_slots = 1\n");
+    let mut st = ClusterState::new(c);
+    let j = st.submit(JobSpec::explicit("e", Time::ZERO, &[9.0], &[], 1.0));
+    st.admit(j).unwrap();
+    let a = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    st.advance_to(Time::from_secs(4));
+    st.kill_attempt(a).unwrap();
+    assert_eq!(st.job(j).killed_work, Time::from_secs(4));
+    assert_eq!(st.job(j).map_counts.pending, 1);
+    assert!(st.kill_attempt(a).is_err(), "an ended attempt cannot be killed again");
+    st.kill_job(j, "user asked").unwrap();
+    assert_eq!(st.job(j).status, JobStatus::Killed);
+    assert!(st.kill_job(j, "again").is_err());
+}

@@ -1,0 +1,264 @@
+//! Jobs and their tasks as the JobTracker sees them.
+
+use crate::index::LocalityIndex;
+use mrsched_model::{AttemptId, DatasetId, JobId, JobSpec, Locality, NodeId, Time};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+
+/// Where a job is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    /// Arrived; the scheduler has not decided on admission yet.
+    Submitted,
+    /// Refused on arrival (admission control).
+    Rejected,
+    /// Admitted and not finished.
+    Running,
+    /// Every task done.
+    Succeeded,
+    /// A task failed too often (or the job could not run).
+    Failed,
+    /// Killed by a user.
+    Killed,
+}
+
+impl JobStatus {
+    /// True for the three end states and rejection.
+    pub fn is_final(self) -> bool {
+        !matches!(self, JobStatus::Submitted | JobStatus::Running)
+    }
+}
+
+/// Where a task is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Waiting for a slot.
+    Pending,
+    /// An attempt is running.
+    Running,
+    /// Done (for maps: output available, unless lost and pending again).
+    Done,
+}
+
+/// One task of a job.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Task {
+    /// Status.
+    pub status: TaskStatus,
+    /// The running attempt.
+    pub attempt: Option<AttemptId>,
+    /// Attempts launched so far.
+    pub attempts: u16,
+    /// Attempts that failed.
+    pub failures: u16,
+    /// Node of the last attempt (for a done map: where its output is).
+    pub node: Option<NodeId>,
+    /// Start of the successful attempt.
+    pub start: Time,
+    /// End of the successful attempt.
+    pub finish: Time,
+    /// Locality of the successful attempt.
+    pub locality: Locality,
+    /// Intermediate output held on `node`, MB (maps of jobs with reduces).
+    pub output_mb: f64,
+}
+
+impl Task {
+    fn new() -> Task {
+        Task {
+            status: TaskStatus::Pending,
+            attempt: None,
+            attempts: 0,
+            failures: 0,
+            node: None,
+            start: Time::ZERO,
+            finish: Time::ZERO,
+            locality: Locality::NoData,
+            output_mb: 0.0,
+        }
+    }
+}
+
+/// Task counts of one kind.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Waiting for a slot.
+    pub pending: u32,
+    /// Running.
+    pub running: u32,
+    /// Done.
+    pub done: u32,
+}
+
+/// Observed task durations of a job (successful attempts).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskStats {
+    /// Finished maps observed.
+    pub maps: u32,
+    /// Sum of their durations.
+    pub map_total: Time,
+    /// Longest.
+    pub map_max: Time,
+    /// Finished reduces observed.
+    pub reduces: u32,
+    /// Sum of their durations.
+    pub reduce_total: Time,
+    /// Longest.
+    pub reduce_max: Time,
+}
+
+impl TaskStats {
+    /// Mean map duration, when any map finished.
+    pub fn mean_map(&self) -> Option<Time> {
+        (self.maps > 0).then(|| Time(self.map_total.0 / self.maps as u64))
+    }
+    /// Mean reduce duration, when any reduce finished.
+    pub fn mean_reduce(&self) -> Option<Time> {
+        (self.reduces > 0).then(|| Time(self.reduce_total.0 / self.reduces as u64))
+    }
+}
+
+/// A job in the cluster state.
+#[derive(Debug)]
+pub struct Job {
+    /// Its id (submission order).
+    pub id: JobId,
+    /// What was submitted.
+    pub spec: JobSpec,
+    /// Status.
+    pub status: JobStatus,
+    /// Why it was rejected, failed or killed.
+    pub reason: Option<String>,
+    /// When it was submitted.
+    pub submitted: Time,
+    /// When it was admitted or rejected.
+    pub decided: Option<Time>,
+    /// First attempt launch.
+    pub first_launch: Option<Time>,
+    /// When its maps were all done (last time, if re-run).
+    pub maps_done_at: Option<Time>,
+    /// End time (succeeded, failed, killed).
+    pub finish: Option<Time>,
+    /// Map tasks.
+    pub maps: Vec<Task>,
+    /// Reduce tasks.
+    pub reduces: Vec<Task>,
+    /// Map counts.
+    pub map_counts: Counts,
+    /// Reduce counts.
+    pub reduce_counts: Counts,
+    /// Whether reduces may be launched.
+    pub reduces_ready: bool,
+    /// Observed durations.
+    pub stats: TaskStats,
+    /// Slot-time of attempts killed by the scheduler or users.
+    pub killed_work: Time,
+    /// Slot-time of attempts lost with their node or failed.
+    pub lost_work: Time,
+    /// Attempts that failed.
+    pub failed_attempts: u32,
+    /// Attempts killed.
+    pub killed_attempts: u32,
+    /// Running attempts (launch order).
+    pub running: Vec<AttemptId>,
+    /// First map index of each input dataset.
+    pub(crate) dataset_offsets: Vec<(DatasetId, u32)>,
+    /// Pending-task lookups (interior mutability: lookups drop stale
+    /// entries lazily; see [`crate::index`]).
+    pub(crate) index: RefCell<LocalityIndex>,
+}
+
+impl Job {
+    pub(crate) fn new(id: JobId, spec: JobSpec, submitted: Time) -> Job {
+        let maps = (0..spec.maps.len()).map(|_| Task::new()).collect();
+        let reduces = (0..spec.reduces.len()).map(|_| Task::new()).collect();
+        let dataset_offsets = spec
+            .maps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| match m.block {
+                Some(b) if b.index == 0 => Some((b.dataset, i as u32)),
+                _ => None,
+            })
+            .collect();
+        Job {
+            id,
+            status: JobStatus::Submitted,
+            reason: None,
+            submitted,
+            decided: None,
+            first_launch: None,
+            maps_done_at: None,
+            finish: None,
+            map_counts: Counts::default(),
+            reduce_counts: Counts::default(),
+            maps,
+            reduces,
+            reduces_ready: false,
+            stats: TaskStats::default(),
+            killed_work: Time::ZERO,
+            lost_work: Time::ZERO,
+            failed_attempts: 0,
+            killed_attempts: 0,
+            running: Vec::new(),
+            dataset_offsets,
+            index: RefCell::new(LocalityIndex::default()),
+            spec,
+        }
+    }
+
+    /// True while admitted and unfinished.
+    pub fn is_running(&self) -> bool {
+        self.status == JobStatus::Running
+    }
+
+    /// Pending map tasks.
+    pub fn pending_maps(&self) -> u32 {
+        self.map_counts.pending
+    }
+
+    /// Pending reduce tasks that may be launched now.
+    pub fn launchable_reduces(&self) -> u32 {
+        if self.reduces_ready {
+            self.reduce_counts.pending
+        } else {
+            0
+        }
+    }
+
+    /// Running attempts (maps + reduces).
+    pub fn running_tasks(&self) -> u32 {
+        self.map_counts.running + self.reduce_counts.running
+    }
+
+    /// Tasks not finished (pending + running), the job's slot demand.
+    pub fn remaining_tasks(&self) -> u32 {
+        self.map_counts.pending
+            + self.map_counts.running
+            + self.reduce_counts.pending
+            + self.reduce_counts.running
+    }
+
+    /// All maps done.
+    pub fn maps_done(&self) -> bool {
+        self.map_counts.done as usize == self.maps.len()
+    }
+
+    /// The map task of this job that reads block `index` of `dataset`, if
+    /// the job reads that dataset.
+    pub fn map_for_block(&self, dataset: DatasetId, index: u32) -> Option<u32> {
+        let want = Some(mrsched_model::BlockRef { dataset, index });
+        self.dataset_offsets
+            .iter()
+            .find(|(d, _)| *d == dataset)
+            .map(|(_, off)| off + index)
+            .filter(|t| self.spec.maps.get(*t as usize).is_some_and(|m| m.block == want))
+    }
+
+    /// Response time so far or in total.
+    pub fn response_time(&self, now: Time) -> Time {
+        self.finish.unwrap_or(now) - self.submitted
+    }
+}
