@@ -432,14 +432,20 @@ impl Cluster {
         if !frac(spec.reduce_slowstart) {
             err(
                 "reduce_slowstart".into(),
-                format!("must be a fraction in [0, 1], got {}", spec.reduce_slowstart),
+                format!(
+                    "must be a fraction in [0, 1], got {}",
+                    spec.reduce_slowstart
+                ),
             );
         }
         if spec.max_attempts == 0 {
             err("max_attempts".into(), "must be at least 1".into());
         }
         if !nonneg(spec.task_overhead_s) {
-            err("task_overhead_s".into(), "must be zero or more seconds".into());
+            err(
+                "task_overhead_s".into(),
+                "must be zero or more seconds".into(),
+            );
         }
         for (name, v) in [
             ("disk_mb_s", spec.rates.disk_mb_s),
@@ -870,7 +876,10 @@ fn capacity_steps(shape: &CapacityShape) -> Result<Vec<(Time, f64)>, (&'static s
         }
         CapacityShape::Trace { points } => {
             if points.is_empty() {
-                return Err(("points", "a trace needs at least one [time_s, fraction] point".into()));
+                return Err((
+                    "points",
+                    "a trace needs at least one [time_s, fraction] point".into(),
+                ));
             }
             let mut last = -1.0f64;
             let mut v = Vec::with_capacity(points.len());

@@ -38,7 +38,13 @@ pub fn read_rate(cluster: &Cluster, loc: Locality) -> f64 {
 }
 
 /// Cost of one map of `job` on `node` at locality `loc`.
-pub fn map_cost(cluster: &Cluster, job: &JobSpec, map: &MapSpec, node: &Node, loc: Locality) -> MapCost {
+pub fn map_cost(
+    cluster: &Cluster,
+    job: &JobSpec,
+    map: &MapSpec,
+    node: &Node,
+    loc: Locality,
+) -> MapCost {
     match map.time {
         Some(t) => {
             let t = t.scale(1.0 / node.speed);
@@ -214,7 +220,10 @@ reduce_slots = 1
         assert_eq!(job_output_mb(&j), 200.0);
         assert_eq!(partition_mb(&j), 100.0);
         // 100 MB x 0.2 s/MB + 100 MB / 100 MB/s.
-        assert_eq!(reduce_compute_time(&c, &j, 0, &c.nodes[0]), Time::from_secs(21));
+        assert_eq!(
+            reduce_compute_time(&c, &j, 0, &c.nodes[0]),
+            Time::from_secs(21)
+        );
         assert_eq!(copy_time(&c, 100.0), Time::from_secs(5));
         // Maps: 4 x 12 s over 4 slots = 12 s; reduces: 2 x 22 s over 2 slots.
         assert_eq!(ideal_time(&c, &j), Time::from_secs(34));

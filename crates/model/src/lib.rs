@@ -21,7 +21,9 @@ pub mod workload;
 
 pub use cluster::{Cluster, ClusterSpec, Node, SlotConfig};
 pub use error::{InputError, InputErrors};
-pub use ids::{AttemptId, BlockRef, DatasetId, JobId, Locality, NodeId, Priority, RackId, TaskKind, TaskRef};
+pub use ids::{
+    AttemptId, BlockRef, DatasetId, JobId, Locality, NodeId, Priority, RackId, TaskKind, TaskRef,
+};
 pub use source::{Format, Source};
 pub use time::Time;
 pub use workload::{Dataset, JobSpec, MapSpec, ReduceSpec, Workload, WorkloadSpec};

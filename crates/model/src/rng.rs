@@ -51,9 +51,18 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a: Vec<u32> = (0..4).map(|_| 0).scan(stream(7, "x"), |r, _: u32| Some(r.random())).collect();
-        let b: Vec<u32> = (0..4).map(|_| 0).scan(stream(7, "x"), |r, _: u32| Some(r.random())).collect();
-        let c: Vec<u32> = (0..4).map(|_| 0).scan(stream(7, "y"), |r, _: u32| Some(r.random())).collect();
+        let a: Vec<u32> = (0..4)
+            .map(|_| 0)
+            .scan(stream(7, "x"), |r, _: u32| Some(r.random()))
+            .collect();
+        let b: Vec<u32> = (0..4)
+            .map(|_| 0)
+            .scan(stream(7, "x"), |r, _: u32| Some(r.random()))
+            .collect();
+        let c: Vec<u32> = (0..4)
+            .map(|_| 0)
+            .scan(stream(7, "y"), |r, _: u32| Some(r.random()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         let u = unit_from_hash(hash_words(&[1, 2, 3]));

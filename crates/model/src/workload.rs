@@ -385,14 +385,20 @@ pub fn resolve_dataset(
             }
             for (i, v) in b.iter().enumerate() {
                 if !(v.is_finite() && *v > 0.0) {
-                    bad("blocks_mb", format!("block {i} has size {v}; sizes must be positive MB"));
+                    bad(
+                        "blocks_mb",
+                        format!("block {i} has size {v}; sizes must be positive MB"),
+                    );
                 }
             }
             b.clone()
         }
         (None, Some(size)) => {
             if !(size.is_finite() && size > 0.0) {
-                bad("size_mb", format!("must be a positive size in MB, got {size}"));
+                bad(
+                    "size_mb",
+                    format!("must be a positive size in MB, got {size}"),
+                );
                 vec![]
             } else if !(d.block_mb.is_finite() && d.block_mb > 0.0) {
                 bad(
@@ -495,7 +501,10 @@ impl JobFileSpec {
         }
         if let Some(e) = self.expected_map_s {
             if !pos(e) {
-                bad!("expected_map_s", "must be a positive number of seconds".into());
+                bad!(
+                    "expected_map_s",
+                    "must be a positive number of seconds".into()
+                );
             }
         }
         if let (Some(lo), Some(hi)) = (self.min_slots, self.max_slots) {
@@ -713,7 +722,10 @@ impl JobFileSpec {
             return None;
         }
         Some(JobSpec {
-            name: self.name.clone().unwrap_or_else(|| default_name.to_string()),
+            name: self
+                .name
+                .clone()
+                .unwrap_or_else(|| default_name.to_string()),
             user: self.user.clone().unwrap_or_else(|| "default".to_string()),
             pool: self.pool.clone(),
             priority: self.priority,
@@ -825,7 +837,10 @@ impl Workload {
 
     /// Total number of tasks.
     pub fn task_count(&self) -> usize {
-        self.jobs.iter().map(|j| j.maps.len() + j.reduces.len()).sum()
+        self.jobs
+            .iter()
+            .map(|j| j.maps.len() + j.reduces.len())
+            .sum()
     }
 
     /// Turn back into a file spec (for `mrsched generate`).
@@ -858,7 +873,11 @@ impl Workload {
                     }
                 })
                 .collect(),
-            jobs: self.jobs.iter().map(|j| j.to_file_spec(&self.datasets)).collect(),
+            jobs: self
+                .jobs
+                .iter()
+                .map(|j| j.to_file_spec(&self.datasets))
+                .collect(),
         }
     }
 }
@@ -1004,16 +1023,23 @@ max_slots = 2
         .unwrap_err();
         let s = e.to_string();
         assert!(s.contains("w.toml:4: datasets[0].size_mb"), "{s}");
-        assert!(s.contains("w.toml:7: jobs[0].input: no dataset is named `nope`"), "{s}");
+        assert!(
+            s.contains("w.toml:7: jobs[0].input: no dataset is named `nope`"),
+            "{s}"
+        );
         assert!(s.contains("w.toml:8: jobs[0].deadline_s"), "{s}");
-        assert!(s.contains("w.toml:12: jobs[1].map_times_s: has 3 times for 2 maps"), "{s}");
+        assert!(
+            s.contains("w.toml:12: jobs[1].map_times_s: has 3 times for 2 maps"),
+            "{s}"
+        );
         assert!(s.contains("jobs[1].max_slots"), "{s}");
     }
 
     #[test]
     fn replication_above_node_count_is_rejected() {
-        let w = parse("[[datasets]]\nname=\"d\"\nsize_mb=10\nreplication=5\n[[jobs]]\ninput=\"d\"\n")
-            .unwrap();
+        let w =
+            parse("[[datasets]]\nname=\"d\"\nsize_mb=10\nreplication=5\n[[jobs]]\ninput=\"d\"\n")
+                .unwrap();
         let c = Cluster::from_toml_str("c", "[[nodes]]\ncount=3\nmap_slots=1\n").unwrap();
         let e = w.check_against(&c, "w.toml").unwrap_err();
         assert!(e.to_string().contains("5 replicas"), "{e}");

@@ -1,1 +1,29 @@
+//! The scheduler core: the [`Scheduler`] trait every policy implements and
+//! the machinery policies share.
+//!
+//! * [`scheduler`]: the trait (allocation on events and timers, assignment on
+//!   heartbeats, admission, actions such as kills);
+//! * [`share`]: max-min fair shares with minimums and weights, the one
+//!   routine used at every level of a hierarchy;
+//! * [`delay`]: delay scheduling for locality (wait times and skip counts);
+//! * [`assign`]: serving jobs in a policy's order;
+//! * [`plan`]: following a precomputed task -> machine plan;
+//! * [`config`]: configuration files, presets and the policy registry;
+//! * [`policies`]: one module per policy family.
+//!
+//! This crate does no I/O and knows nothing of time sources or threads, so
+//! the same policies run under the simulator, the live master, or another
+//! engine's adapter.
 
+#![warn(missing_docs)]
+
+pub mod assign;
+pub mod config;
+pub mod delay;
+pub mod plan;
+pub mod policies;
+pub mod scheduler;
+pub mod share;
+
+pub use config::{PolicyInfo, Preset, SchedulerConfig};
+pub use scheduler::{Action, Admission, Scheduler};

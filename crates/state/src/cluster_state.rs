@@ -56,7 +56,10 @@ impl fmt::Display for LaunchError {
             }
             LaunchError::ReducesNotReady(j) => write!(f, "{j}'s reduces may not start yet"),
             LaunchError::BadRider(j, t) => {
-                write!(f, "rider {j} map {t} does not read the driver's block (or repeats a job)")
+                write!(
+                    f,
+                    "rider {j} map {t} does not read the driver's block (or repeats a job)"
+                )
             }
         }
     }
@@ -299,7 +302,12 @@ impl ClusterState {
     /// The most local pending map of `job` for node `n`, looking no further
     /// than `max_level` (`Node`, `Rack` or `OffRack`). Data-less maps match at
     /// every level. This is the lookup FIFO and delay scheduling share.
-    pub fn find_map_task(&self, job: JobId, n: NodeId, max_level: Locality) -> Option<(u32, Locality)> {
+    pub fn find_map_task(
+        &self,
+        job: JobId,
+        n: NodeId,
+        max_level: Locality,
+    ) -> Option<(u32, Locality)> {
         let j = &self.jobs[job.idx()];
         if j.map_counts.pending == 0 || j.status != JobStatus::Running {
             return None;
@@ -346,7 +354,9 @@ impl ClusterState {
         }
         let mut idx = j.index.borrow_mut();
         let stack = &mut idx.reduces;
-        top_pending(stack, |t| j.reduces[t as usize].status == TaskStatus::Pending)
+        top_pending(stack, |t| {
+            j.reduces[t as usize].status == TaskStatus::Pending
+        })
     }
 
     /// Reducers of `job` on node `n` still copying (for copy-compute
@@ -356,7 +366,9 @@ impl ClusterState {
             .attempts
             .iter()
             .filter_map(|a| self.attempts.get(a))
-            .filter(|a| a.job == job && a.kind == TaskKind::Reduce && a.phase == ReducePhase::Copying)
+            .filter(|a| {
+                a.job == job && a.kind == TaskKind::Reduce && a.phase == ReducePhase::Copying
+            })
             .count() as u32
     }
 
@@ -561,7 +573,8 @@ impl ClusterState {
                     && !riders[..k].iter().any(|(o, _)| *o == rj)
                     && self.jobs.get(rj.idx()).is_some_and(|r| {
                         r.status == JobStatus::Running
-                            && r.maps.get(rt as usize).map(|t| t.status) == Some(TaskStatus::Pending)
+                            && r.maps.get(rt as usize).map(|t| t.status)
+                                == Some(TaskStatus::Pending)
                             && r.spec.maps[rt as usize].block == block
                     });
                 if !ok {
@@ -583,7 +596,9 @@ impl ClusterState {
             Launch::Reduce { .. } => Vec::new(),
         };
         let explicit_reduce = kind == TaskKind::Reduce
-            && self.jobs[job.idx()].spec.reduces[task as usize].time.is_some();
+            && self.jobs[job.idx()].spec.reduces[task as usize]
+                .time
+                .is_some();
         let attempt = Attempt {
             id,
             kind,
@@ -725,7 +740,11 @@ impl ClusterState {
     /// An attempt failed. Its tasks are retried until they have failed
     /// `max_attempts` times; then the job fails with `reason`.
     pub fn fail_attempt(&mut self, a: AttemptId, reason: &str) -> Result<(), StateError> {
-        let kind = self.attempts.get(&a).map(|x| x.kind).ok_or_else(|| not_running(a))?;
+        let kind = self
+            .attempts
+            .get(&a)
+            .map(|x| x.kind)
+            .ok_or_else(|| not_running(a))?;
         let att = self.end_attempt(a, AttemptStatus::Failed);
         let elapsed = self.now - att.start;
         let max = self.cluster.max_attempts as u16;
@@ -742,11 +761,18 @@ impl ClusterState {
             let failures = task.failures;
             self.unrun(t.job, kind, t.index);
             if failures >= max {
-                doomed.push((t.job, format!(
-                    "{} task {} failed {failures} times (last: {reason})",
-                    if kind == TaskKind::Map { "map" } else { "reduce" },
-                    t.index
-                )));
+                doomed.push((
+                    t.job,
+                    format!(
+                        "{} task {} failed {failures} times (last: {reason})",
+                        if kind == TaskKind::Map {
+                            "map"
+                        } else {
+                            "reduce"
+                        },
+                        t.index
+                    ),
+                ));
             }
         }
         for (j, why) in doomed {
@@ -758,7 +784,11 @@ impl ClusterState {
     /// Kill a running attempt (preemption): its tasks become pending again
     /// and its work is counted as killed.
     pub fn kill_attempt(&mut self, a: AttemptId) -> Result<(), StateError> {
-        let kind = self.attempts.get(&a).map(|x| x.kind).ok_or_else(|| not_running(a))?;
+        let kind = self
+            .attempts
+            .get(&a)
+            .map(|x| x.kind)
+            .ok_or_else(|| not_running(a))?;
         let att = self.end_attempt(a, AttemptStatus::Killed);
         let elapsed = self.now - att.start;
         let jm = &mut self.jobs[att.job.idx()];
@@ -977,7 +1007,8 @@ impl ClusterState {
         if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
             self.admit_compute(node);
         }
-        self.events.push(StateEvent::AttemptEnded(Box::new(att.clone())));
+        self.events
+            .push(StateEvent::AttemptEnded(Box::new(att.clone())));
         att
     }
 
@@ -1050,7 +1081,10 @@ impl ClusterState {
                 break;
             };
             self.change_node(n, |s| s.computing_reduces += 1);
-            let att = self.attempts.get_mut(&a).expect("waiting attempts are running");
+            let att = self
+                .attempts
+                .get_mut(&a)
+                .expect("waiting attempts are running");
             att.phase = ReducePhase::Computing;
             att.compute_start = Some(self.now);
             self.compute_started.push(a);
@@ -1193,7 +1227,8 @@ impl ClusterState {
         jm.maps_done_at = None;
         self.pending_maps_total += 1;
         self.index_map(j, t);
-        self.events.push(StateEvent::MapOutputLost { job: j, task: t });
+        self.events
+            .push(StateEvent::MapOutputLost { job: j, task: t });
     }
 }
 

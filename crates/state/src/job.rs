@@ -254,7 +254,12 @@ impl Job {
             .iter()
             .find(|(d, _)| *d == dataset)
             .map(|(_, off)| off + index)
-            .filter(|t| self.spec.maps.get(*t as usize).is_some_and(|m| m.block == want))
+            .filter(|t| {
+                self.spec
+                    .maps
+                    .get(*t as usize)
+                    .is_some_and(|m| m.block == want)
+            })
     }
 
     /// Response time so far or in total.

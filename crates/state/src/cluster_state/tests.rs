@@ -46,9 +46,15 @@ fn most_local_task_is_found_per_level() {
     let mut st = with_dataset(two_racks(), vec![vec![0], vec![2], vec![1]]);
     let j = st.submit(data_job(3, 0));
     st.admit(j).unwrap();
-    assert_eq!(st.find_map_task(j, NodeId(0), Locality::Node), Some((0, Locality::Node)));
+    assert_eq!(
+        st.find_map_task(j, NodeId(0), Locality::Node),
+        Some((0, Locality::Node))
+    );
     assert_eq!(st.find_map_task(j, NodeId(3), Locality::Node), None);
-    assert_eq!(st.find_map_task(j, NodeId(3), Locality::Rack), Some((2, Locality::Rack)));
+    assert_eq!(
+        st.find_map_task(j, NodeId(3), Locality::Rack),
+        Some((2, Locality::Rack))
+    );
     st.launch(NodeId(1), &Launch::map(j, 2)).unwrap();
     // Block 2 is taken; node 3 must now go off-rack.
     assert_eq!(st.find_map_task(j, NodeId(3), Locality::Rack), None);
@@ -129,7 +135,11 @@ fn copy_compute_splitting_limits_computing_reducers() {
     for r in &rs {
         st.finish_copy(*r).unwrap();
     }
-    assert_eq!(st.take_compute_started(), vec![rs[0]], "one computes at a time");
+    assert_eq!(
+        st.take_compute_started(),
+        vec![rs[0]],
+        "one computes at a time"
+    );
     assert_eq!(st.node(NodeId(0)).waiting_compute.len(), 2);
     let m = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
     st.finish_map(m).unwrap();
@@ -151,8 +161,15 @@ fn failures_retry_then_fail_the_job() {
     st.fail_attempt(a2, "disk error").unwrap();
     let job = st.job(j);
     assert_eq!(job.status, JobStatus::Failed);
-    assert!(job.reason.as_deref().unwrap().contains("failed 2 times"), "{:?}", job.reason);
-    assert!(st.attempt(b).is_none(), "the job's other attempts are killed");
+    assert!(
+        job.reason.as_deref().unwrap().contains("failed 2 times"),
+        "{:?}",
+        job.reason
+    );
+    assert!(
+        st.attempt(b).is_none(),
+        "the job's other attempts are killed"
+    );
     assert_eq!(st.pending_maps_total(), 0);
     assert_eq!(st.running_attempts(), 0);
 }
@@ -190,11 +207,25 @@ fn shared_scan_serves_every_rider_once() {
     assert_eq!(st.job(b).map_for_block(DatasetId(0), 1), Some(1));
     // A rider on a different block is refused.
     assert_eq!(
-        st.launch(NodeId(0), &Launch::Map { job: a, task: 0, riders: vec![(b, 1)] }),
+        st.launch(
+            NodeId(0),
+            &Launch::Map {
+                job: a,
+                task: 0,
+                riders: vec![(b, 1)]
+            }
+        ),
         Err(LaunchError::BadRider(b, 1))
     );
     let x = st
-        .launch(NodeId(0), &Launch::Map { job: a, task: 0, riders: vec![(b, 0)] })
+        .launch(
+            NodeId(0),
+            &Launch::Map {
+                job: a,
+                task: 0,
+                riders: vec![(b, 0)],
+            },
+        )
         .unwrap();
     assert_eq!(st.job(b).map_counts.running, 1);
     st.finish_map(x).unwrap();
@@ -267,7 +298,10 @@ fn kill_counts_work_and_repends() {
     st.kill_attempt(a).unwrap();
     assert_eq!(st.job(j).killed_work, Time::from_secs(4));
     assert_eq!(st.job(j).map_counts.pending, 1);
-    assert!(st.kill_attempt(a).is_err(), "an ended attempt cannot be killed again");
+    assert!(
+        st.kill_attempt(a).is_err(),
+        "an ended attempt cannot be killed again"
+    );
     st.kill_job(j, "user asked").unwrap();
     assert_eq!(st.job(j).status, JobStatus::Killed);
     assert!(st.kill_job(j, "again").is_err());

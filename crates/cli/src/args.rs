@@ -1,0 +1,200 @@
+//! Command-line arguments.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Multi-user MapReduce scheduling: simulate a cluster under the Fair
+/// Scheduler, FLEX/CIRCUMFLEX, MarS, Adaptive and RTMR schedulers (and FIFO),
+/// compare them on real traces, and reproduce their papers.
+#[derive(Parser, Debug)]
+#[command(name = "mrsched", version, after_help = EXAMPLES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  mrsched compare                      # Facebook benchmark, default schedulers
+  mrsched simulate -s fifo -f json     # one run, as JSON
+  mrsched simulate -c fb-600 -w FB-2009_samples_24_times_1hr_0.tsv
+  mrsched list                         # built-in clusters, workloads, ...
+  mrsched reproduce fifo-locality-by-size";
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run one workload on one cluster under one scheduler.
+    Simulate(SimulateArgs),
+    /// Run several schedulers on the same workload and seed, one table.
+    Compare(CompareArgs),
+    /// Reproduce a paper's experiment: markdown report and SVG figures.
+    Reproduce(ReproduceArgs),
+    /// List built-in clusters, workloads, schedulers and experiments.
+    List(ListArgs),
+    /// Check cluster, workload, scheduler or trace files without running.
+    Validate(ValidateArgs),
+    /// Write a built-in workload as a workload file to edit.
+    Generate(GenerateArgs),
+}
+
+/// Output formats.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// A readable table.
+    Table,
+    /// One JSON document on stdout.
+    Json,
+    /// CSV (per job for simulate, per scheduler for compare).
+    Csv,
+}
+
+/// How SWIM traces become tasks.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum SwimModeArg {
+    /// Maps from input bytes, reduces from shuffle bytes.
+    Bytes,
+    /// Task counts from the Facebook 2009 size bins.
+    Bins,
+}
+
+/// What every run needs.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Built-in cluster name (see `mrsched list`) or cluster file (.toml/.json).
+    #[arg(long, short = 'c', default_value = "ec2-100")]
+    pub cluster: String,
+    /// Built-in workload name, workload file (.toml/.json) or SWIM trace (.tsv).
+    #[arg(long, short = 'w', default_value = "fb-bm")]
+    pub workload: String,
+    /// Seed of every random choice (workload generation, placement, faults).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Measure scheduler decision time (p50/p99); makes output vary between runs.
+    #[arg(long)]
+    pub timing: bool,
+    /// Also run every job alone to report slowdowns (one extra run per job).
+    #[arg(long)]
+    pub slowdown: bool,
+    /// SWIM traces: derive task counts from bytes or from the Facebook bins.
+    #[arg(long, value_enum, default_value_t = SwimModeArg::Bytes)]
+    pub swim_mode: SwimModeArg,
+    /// SWIM traces: multiply byte counts by this factor.
+    #[arg(long, default_value_t = 1.0)]
+    pub swim_scale: f64,
+    /// SWIM traces: read only the first N jobs.
+    #[arg(long)]
+    pub swim_jobs: Option<usize>,
+}
+
+/// `mrsched simulate`.
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Scheduler preset (see `mrsched list schedulers`) or scheduler file.
+    #[arg(long, short = 's', default_value = "fifo")]
+    pub scheduler: String,
+    /// Write an SVG of slot utilisation and intermediate data over time.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+}
+
+/// `mrsched compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Comma-separated scheduler presets or files (default: every default preset).
+    #[arg(long, short = 's', value_delimiter = ',')]
+    pub schedulers: Vec<String>,
+    /// Write response-time CDF, utilisation and intermediate-data SVGs here.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
+}
+
+/// `mrsched reproduce`.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment name (`mrsched list experiments`), or `all`.
+    pub name: Option<String>,
+    /// Directory for the report and figures.
+    #[arg(long, default_value = "docs/reproductions")]
+    pub out: PathBuf,
+    /// A smaller, faster version (fewer seeds and settings).
+    #[arg(long)]
+    pub quick: bool,
+    /// Base seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format of the summary on stdout.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// What `mrsched list` shows.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ListWhat {
+    /// Built-in clusters.
+    Clusters,
+    /// Built-in workloads.
+    Workloads,
+    /// Scheduler presets and policies.
+    Schedulers,
+    /// Reproducible experiments.
+    Experiments,
+}
+
+/// `mrsched list`.
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Only this table.
+    pub what: Option<ListWhat>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Kinds of files `validate` knows.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum FileKind {
+    /// A cluster file.
+    Cluster,
+    /// A workload file.
+    Workload,
+    /// A scheduler configuration.
+    Scheduler,
+    /// A SWIM trace.
+    Swim,
+}
+
+/// `mrsched validate`.
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// Files to check.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Treat every file as this kind (default: guess from the contents).
+    #[arg(long = "as", value_enum)]
+    pub kind: Option<FileKind>,
+}
+
+/// `mrsched generate`.
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Built-in workload name, or a SWIM trace to convert.
+    pub workload: String,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output file (default: stdout). `.json` writes JSON, anything else TOML.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// SWIM traces: task counts from bytes or bins.
+    #[arg(long, value_enum, default_value_t = SwimModeArg::Bytes)]
+    pub swim_mode: SwimModeArg,
+}

@@ -1,0 +1,534 @@
+//! The subcommands.
+
+use crate::args::*;
+use crate::progress;
+use mrsched_metrics::output::{
+    compare_csv, compare_table, jobs_csv, render_table_aligned, summary_text,
+};
+use mrsched_metrics::{plot, Report};
+use mrsched_model::{Cluster, Format as DocFormat, InputErrors, Source, Workload};
+use mrsched_sched::{config, SchedulerConfig};
+use mrsched_sim::{simulate_with_progress, standalone::standalone_times, SimOptions};
+use mrsched_workload::catalog;
+use mrsched_workload::swim::{SwimMode, SwimOptions};
+use std::path::Path;
+
+/// A command failure: message and exit code.
+pub struct CliError {
+    /// What went wrong (may span lines).
+    pub message: String,
+    /// 1 for failed runs, 2 for bad input.
+    pub code: i32,
+}
+
+impl From<InputErrors> for CliError {
+    fn from(e: InputErrors) -> Self {
+        CliError {
+            message: e.to_string(),
+            code: 2,
+        }
+    }
+}
+
+fn fail(msg: impl std::fmt::Display) -> CliError {
+    CliError {
+        message: msg.to_string(),
+        code: 1,
+    }
+}
+
+fn usage(msg: impl std::fmt::Display) -> CliError {
+    CliError {
+        message: msg.to_string(),
+        code: 2,
+    }
+}
+
+type Result<T> = std::result::Result<T, CliError>;
+
+/// Presets `compare` runs when none are named, in this order (those that
+/// exist in this build).
+const DEFAULT_COMPARE: [&str; 6] = [
+    "fifo",
+    "fair",
+    "fair+ccs",
+    "fifo+ccs",
+    "fair+ccs+delay",
+    "fair+delay",
+];
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Simulate(a) => simulate(a),
+        Command::Compare(a) => compare(a),
+        Command::Reproduce(a) => reproduce(a),
+        Command::List(a) => list(a),
+        Command::Validate(a) => validate(a),
+        Command::Generate(a) => generate(a),
+    }
+}
+
+fn swim_options(r: &RunArgs) -> SwimOptions {
+    SwimOptions {
+        mode: match r.swim_mode {
+            SwimModeArg::Bytes => SwimMode::Bytes,
+            SwimModeArg::Bins => SwimMode::Bins,
+        },
+        scale: r.swim_scale,
+        max_jobs: r.swim_jobs,
+        seed: r.seed,
+        ..Default::default()
+    }
+}
+
+/// Cluster and workload of a run, checked against each other.
+fn inputs(r: &RunArgs) -> Result<(Cluster, Workload)> {
+    if !(r.swim_scale.is_finite() && r.swim_scale > 0.0) {
+        return Err(usage("--swim-scale must be a positive number"));
+    }
+    let cluster = catalog::cluster(&r.cluster);
+    let workload = catalog::workload(&r.workload, r.seed, &swim_options(r));
+    let (cluster, workload) = match (cluster, workload) {
+        (Ok(c), Ok(w)) => (c, w),
+        (Err(mut a), Err(b)) => {
+            a.0.extend(b.0);
+            return Err(a.into());
+        }
+        (Err(a), _) | (_, Err(a)) => return Err(a.into()),
+    };
+    workload.check_against(&cluster, &r.workload)?;
+    Ok((cluster, workload))
+}
+
+/// One simulation with progress bar, slowdowns when asked.
+fn run_one(
+    r: &RunArgs,
+    cluster: &Cluster,
+    workload: &Workload,
+    cfg: &SchedulerConfig,
+) -> Result<Report> {
+    let mut sched = cfg.build(cluster)?;
+    let opts = SimOptions {
+        seed: r.seed,
+        timing: r.timing,
+        ..Default::default()
+    };
+    let pb = progress::bar(&cfg.label);
+    let out = simulate_with_progress(cluster, workload, sched.as_mut(), &opts, &mut |f| {
+        pb.set_position((f * 1000.0) as u64)
+    })
+    .map_err(fail)?;
+    pb.finish_and_clear();
+    let mut info = out.info;
+    info.scheduler = cfg.label.clone();
+    if r.slowdown {
+        let mut make = || cfg.build(cluster).expect("built once already");
+        let alone = standalone_times(
+            cluster,
+            workload,
+            &mut make,
+            &SimOptions {
+                timing: false,
+                ..opts.clone()
+            },
+        )
+        .map_err(fail)?;
+        info.standalone = Some(alone);
+    }
+    Ok(Report::build(&out.state, &info))
+}
+
+/// Write to stdout; a closed pipe (`| head`) ends the program quietly.
+fn out(s: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if o.write_all(s.as_bytes()).and_then(|_| o.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
+    let s = serde_json::to_string_pretty(v).map_err(fail)?;
+    out(&s);
+    out("\n");
+    Ok(())
+}
+
+fn simulate(a: SimulateArgs) -> Result<()> {
+    let cfg = SchedulerConfig::resolve(&a.scheduler);
+    let inputs = inputs(&a.run);
+    let (cfg, (cluster, workload)) = match (cfg, inputs) {
+        (Ok(c), Ok(i)) => (c, i),
+        (Err(e), Err(mut f)) => {
+            f.message = format!("{}\n{}", e, f.message);
+            return Err(f);
+        }
+        (Err(e), _) => return Err(e.into()),
+        (_, Err(f)) => return Err(f),
+    };
+    let report = run_one(&a.run, &cluster, &workload, &cfg)?;
+    if let Some(p) = &a.plot {
+        plot_timeline(p, &report)?;
+    }
+    match a.run.format {
+        Format::Table => out(&summary_text(&report)),
+        Format::Json => print_json(&report)?,
+        Format::Csv => out(&jobs_csv(&report)),
+    }
+    Ok(())
+}
+
+fn plot_timeline(p: &Path, report: &Report) -> Result<()> {
+    let pts = |f: &dyn Fn(&mrsched_metrics::Sample) -> f64| -> Vec<(f64, f64)> {
+        report.timeline.iter().map(|s| (s.t_s, f(s))).collect()
+    };
+    let max_mb = report
+        .timeline
+        .iter()
+        .map(|s| s.intermediate_mb)
+        .fold(0.0, f64::max)
+        .max(1.0);
+    plot::line_chart(
+        p,
+        &format!(
+            "{} on {}: {}",
+            report.scheduler, report.cluster, report.workload
+        ),
+        "time (s)",
+        "fraction",
+        &[
+            plot::Series {
+                label: "busy / available slots".into(),
+                points: pts(&|s| {
+                    if s.available_slots == 0 {
+                        0.0
+                    } else {
+                        s.busy_slots as f64 / s.available_slots as f64
+                    }
+                }),
+            },
+            plot::Series {
+                label: format!("intermediate data / {:.0} MB", max_mb),
+                points: pts(&|s| s.intermediate_mb / max_mb),
+            },
+        ],
+    )
+    .map_err(fail)
+}
+
+fn compare(a: CompareArgs) -> Result<()> {
+    let names: Vec<String> = if a.schedulers.is_empty() {
+        let presets = config::presets();
+        DEFAULT_COMPARE
+            .iter()
+            .filter(|n| presets.iter().any(|p| p.name == **n))
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        a.schedulers.clone()
+    };
+    let mut errs = InputErrors::new();
+    let mut cfgs = Vec::new();
+    for n in &names {
+        match SchedulerConfig::resolve(n.trim()) {
+            Ok(c) => cfgs.push(c),
+            Err(e) => errs.0.extend(e.0),
+        }
+    }
+    errs.into_result(())?;
+    let (cluster, workload) = inputs(&a.run)?;
+    let mut reports = Vec::new();
+    for cfg in &cfgs {
+        reports.push(run_one(&a.run, &cluster, &workload, cfg)?);
+    }
+    if let Some(dir) = &a.plots {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+        plot::response_cdf(&dir.join("response-cdf.svg"), &reports).map_err(fail)?;
+        plot::utilization_timeline(&dir.join("utilization.svg"), &reports).map_err(fail)?;
+        plot::intermediate_timeline(&dir.join("intermediate.svg"), &reports).map_err(fail)?;
+    }
+    match a.run.format {
+        Format::Table => {
+            out(&compare_table(&reports));
+            if let Some(dir) = &a.plots {
+                out(&format!("figures: {}\n", dir.display()));
+            }
+        }
+        Format::Json => print_json(&serde_json::json!({
+            "cluster": cluster.name,
+            "workload": workload.name,
+            "seed": a.run.seed,
+            "runs": reports,
+        }))?,
+        Format::Csv => out(&compare_csv(&reports)),
+    }
+    Ok(())
+}
+
+fn reproduce(a: ReproduceArgs) -> Result<()> {
+    let Some(name) = a.name.as_deref() else {
+        return list(ListArgs {
+            what: Some(ListWhat::Experiments),
+            format: a.format,
+        });
+    };
+    let exps = if name == "all" {
+        mrsched_experiments::experiments()
+    } else {
+        match mrsched_experiments::find(name) {
+            Some(e) => vec![e],
+            None => {
+                return Err(usage(format!(
+                    "no experiment `{name}` (known: {})",
+                    mrsched_experiments::experiments()
+                        .iter()
+                        .map(|e| e.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        }
+    };
+    let ctx = mrsched_experiments::ExpContext {
+        out_dir: a.out.clone(),
+        quick: a.quick,
+        seed: a.seed,
+    };
+    let mut results = Vec::new();
+    for e in exps {
+        let pb = progress::bar(e.name);
+        pb.tick();
+        let r = (e.run)(&ctx).map_err(fail)?;
+        pb.finish_and_clear();
+        results.push(r);
+    }
+    match a.format {
+        Format::Json => print_json(&serde_json::json!(results
+            .iter()
+            .map(|r| serde_json::json!({
+                "name": r.name,
+                "report": a.out.join(format!("{}.md", r.name)),
+                "figures": r.figures,
+                "results": r.json,
+            }))
+            .collect::<Vec<_>>()))?,
+        _ => {
+            for r in &results {
+                out(&format!(
+                    "{}\nreport: {}\n",
+                    r.markdown,
+                    a.out.join(format!("{}.md", r.name)).display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn list(a: ListArgs) -> Result<()> {
+    let mut tables: Vec<(&str, Vec<(String, String)>)> = Vec::new();
+    let want = |w: ListWhat| a.what.is_none() || a.what == Some(w);
+    if want(ListWhat::Clusters) {
+        tables.push((
+            "clusters",
+            catalog::clusters()
+                .iter()
+                .map(|c| (c.name.to_string(), c.about.to_string()))
+                .collect(),
+        ));
+    }
+    if want(ListWhat::Workloads) {
+        tables.push((
+            "workloads",
+            catalog::workloads()
+                .iter()
+                .map(|w| (w.name.to_string(), w.about.to_string()))
+                .collect(),
+        ));
+    }
+    if want(ListWhat::Schedulers) {
+        let mut v: Vec<(String, String)> = config::presets()
+            .iter()
+            .map(|p| (p.name.to_string(), p.about.to_string()))
+            .collect();
+        v.extend(
+            config::policies()
+                .iter()
+                .map(|p| (format!("policy = \"{}\"", p.name), p.about.to_string())),
+        );
+        tables.push(("schedulers", v));
+    }
+    if want(ListWhat::Experiments) {
+        tables.push((
+            "experiments",
+            mrsched_experiments::experiments()
+                .iter()
+                .map(|e| (e.name.to_string(), e.about.to_string()))
+                .collect(),
+        ));
+    }
+    match a.format {
+        Format::Json => {
+            let mut m = serde_json::Map::new();
+            for (k, rows) in &tables {
+                m.insert(
+                    k.to_string(),
+                    serde_json::json!(rows
+                        .iter()
+                        .map(|(n, d)| serde_json::json!({"name": n, "about": d}))
+                        .collect::<Vec<_>>()),
+                );
+            }
+            print_json(&m)
+        }
+        Format::Csv => {
+            let mut o = String::from("kind,name,about\n");
+            for (k, rows) in &tables {
+                for (n, d) in rows {
+                    o.push_str(&format!(
+                        "{k},\"{}\",\"{}\"\n",
+                        n.replace('"', "\"\""),
+                        d.replace('"', "\"\"")
+                    ));
+                }
+            }
+            out(&o);
+            Ok(())
+        }
+        Format::Table => {
+            for (i, (k, rows)) in tables.iter().enumerate() {
+                if i > 0 {
+                    out("\n");
+                }
+                let rows: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|(n, d)| vec![n.clone(), d.clone()])
+                    .collect();
+                out(&render_table_aligned(&[k, "what"], &rows, &[false, false]));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
+    if path.extension().and_then(|e| e.to_str()) == Some("tsv") {
+        return Some(FileKind::Swim);
+    }
+    let keys: Vec<String> = match src.format {
+        DocFormat::Toml => toml::from_str::<toml::Table>(&src.text)
+            .ok()?
+            .keys()
+            .cloned()
+            .collect(),
+        DocFormat::Json => match serde_json::from_str::<serde_json::Value>(&src.text).ok()? {
+            serde_json::Value::Object(m) => m.keys().cloned().collect(),
+            _ => return None,
+        },
+    };
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    if has("policy") {
+        Some(FileKind::Scheduler)
+    } else if has("nodes") {
+        Some(FileKind::Cluster)
+    } else if has("jobs") || has("datasets") {
+        Some(FileKind::Workload)
+    } else {
+        None
+    }
+}
+
+fn validate(a: ValidateArgs) -> Result<()> {
+    let mut errs = InputErrors::new();
+    for f in &a.files {
+        let src = match Source::read(f) {
+            Ok(s) => s,
+            Err(e) => {
+                errs.push(e);
+                continue;
+            }
+        };
+        let kind = a.kind.or_else(|| guess_kind(f, &src));
+        let res: std::result::Result<String, InputErrors> = match kind {
+            Some(FileKind::Cluster) => Cluster::from_source(&src).map(|c| {
+                format!(
+                    "cluster `{}`: {} nodes on {} racks, {} map + {} reduce slots",
+                    c.name,
+                    c.nodes.len(),
+                    c.racks.len(),
+                    c.total_map_slots(),
+                    c.total_reduce_slots()
+                )
+            }),
+            Some(FileKind::Workload) => Workload::from_source(&src).map(|w| {
+                format!(
+                    "workload `{}`: {} datasets, {} jobs, {} tasks",
+                    w.name,
+                    w.datasets.len(),
+                    w.jobs.len(),
+                    w.task_count()
+                )
+            }),
+            Some(FileKind::Scheduler) => SchedulerConfig::from_source(&src).and_then(|c| {
+                let probe = Cluster::from_toml_str(
+                    "probe",
+                    "[[nodes]]\nmap_slots = 1\nreduce_slots = 1\n",
+                )?;
+                c.build(&probe)?;
+                Ok(format!("scheduler `{}` (policy {})", c.label, c.policy))
+            }),
+            Some(FileKind::Swim) => mrsched_workload::swim::read(&src, &SwimOptions::default())
+                .map(|w| {
+                    format!(
+                        "SWIM trace: {} jobs, {} tasks (bytes mode)",
+                        w.jobs.len(),
+                        w.task_count()
+                    )
+                }),
+            None => Err(mrsched_model::InputError::file(
+                &src.label,
+                "cannot tell what this file is (no `nodes`, `jobs` or `policy`); use --as",
+            )
+            .into()),
+        };
+        match res {
+            Ok(msg) => out(&format!("ok: {}: {msg}\n", f.display())),
+            Err(e) => errs.0.extend(e.0),
+        }
+    }
+    errs.into_result(()).map_err(CliError::from)
+}
+
+fn generate(a: GenerateArgs) -> Result<()> {
+    let swim = SwimOptions {
+        mode: match a.swim_mode {
+            SwimModeArg::Bytes => SwimMode::Bytes,
+            SwimModeArg::Bins => SwimMode::Bins,
+        },
+        seed: a.seed,
+        ..Default::default()
+    };
+    let w = catalog::workload(&a.workload, a.seed, &swim)?;
+    let spec = w.to_spec();
+    let json = a
+        .output
+        .as_ref()
+        .is_some_and(|p| p.extension().and_then(|e| e.to_str()) == Some("json"));
+    let text = if json {
+        serde_json::to_string_pretty(&spec).map_err(fail)?
+    } else {
+        let header = format!(
+            "# Generated by `mrsched generate {} --seed {}`: {} jobs.\n",
+            a.workload,
+            a.seed,
+            spec.jobs.len()
+        );
+        header + &toml::to_string(&spec).map_err(fail)?
+    };
+    match &a.output {
+        Some(p) => std::fs::write(p, text).map_err(fail)?,
+        None => out(&text),
+    }
+    Ok(())
+}

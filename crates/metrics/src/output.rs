@@ -1,0 +1,349 @@
+//! Rendering reports: a readable table, JSON, CSV.
+//!
+//! JSON is the complete report (one document on stdout); CSV is one row per
+//! job (or per scheduler for comparisons); the table is for people.
+
+use crate::report::{Report, Summary};
+use std::fmt::Write as _;
+
+/// Output formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Aligned text for a terminal.
+    Table,
+    /// One JSON document.
+    Json,
+    /// Comma-separated values.
+    Csv,
+}
+
+/// Left-aligned first column, right-aligned others (numbers).
+pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let right: Vec<bool> = (0..header.len()).map(|i| i > 0).collect();
+    render_table_aligned(header, rows, &right)
+}
+
+/// A table with each column right-aligned or not.
+pub fn render_table_aligned(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
+    let cols = header.len();
+    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate().take(cols) {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[String]| {
+        for (i, c) in cells.iter().enumerate().take(cols) {
+            if i > 0 {
+                out.push_str("  ");
+            }
+            let pad = w[i] - c.chars().count();
+            if !right.get(i).copied().unwrap_or(false) {
+                out.push_str(c);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(c);
+            }
+        }
+        while out.ends_with(' ') {
+            out.pop();
+        }
+        out.push('\n');
+    };
+    line(
+        &mut out,
+        &header.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    );
+    let total: usize = w.iter().sum::<usize>() + 2 * (cols.saturating_sub(1));
+    out.push_str(&"-".repeat(total));
+    out.push('\n');
+    for r in rows {
+        line(&mut out, r);
+    }
+    out
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn s1(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// A human summary of one run.
+pub fn summary_text(r: &Report) -> String {
+    let s = &r.summary;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} on {} / {} (seed {})",
+        r.scheduler, r.cluster, r.workload, r.seed
+    );
+    let mut rows: Vec<(String, String)> = vec![
+        (
+            "jobs".into(),
+            format!(
+                "{} ({} admitted, {} rejected, {} succeeded, {} failed)",
+                s.jobs, s.admitted, s.rejected, s.succeeded, s.failed
+            ),
+        ),
+        (
+            "response time".into(),
+            format!(
+                "mean {} s, median {} s, p95 {} s, max {} s",
+                s1(s.mean_response_time_s),
+                s1(s.median_response_time_s),
+                s1(s.p95_response_time_s),
+                s1(s.max_response_time_s)
+            ),
+        ),
+        ("makespan".into(), format!("{} s", s1(s.makespan_s))),
+        (
+            "stretch".into(),
+            format!("mean {:.2}, max {:.2}", s.mean_stretch, s.max_stretch),
+        ),
+    ];
+    if let (Some(m), Some(x)) = (s.mean_slowdown, s.max_slowdown) {
+        rows.push(("slowdown".into(), format!("mean {m:.2}, max {x:.2}")));
+    }
+    rows.push((
+        "weighted completion".into(),
+        format!("{:.1} s", s.total_weighted_completion_s),
+    ));
+    if s.with_deadline > 0 {
+        rows.push((
+            "deadlines".into(),
+            format!(
+                "{} of {} met (total tardiness {} s)",
+                s.deadlines_met,
+                s.with_deadline,
+                s1(s.total_tardiness_s)
+            ),
+        ));
+    }
+    if s.with_goal > 0 {
+        rows.push((
+            "goals".into(),
+            format!("{} of {} met", s.goals_met, s.with_goal),
+        ));
+    }
+    rows.push((
+        "locality".into(),
+        if s.locality.maps_with_data == 0 {
+            "n/a (no map reads a block)".into()
+        } else {
+            format!(
+                "node {}, rack {}, off-rack {} of {} maps",
+                pct(s.locality.node),
+                pct(s.locality.rack),
+                pct(s.locality.off_rack),
+                s.locality.maps_with_data
+            )
+        },
+    ));
+    rows.push(("utilization".into(), pct(s.utilization)));
+    rows.push((
+        "attempts".into(),
+        format!(
+            "{} (killed work {} s, failed/lost work {} s)",
+            s.attempts,
+            s1(s.killed_work_s),
+            s1(s.lost_work_s)
+        ),
+    ));
+    rows.push((
+        "max intermediate data".into(),
+        format!("{:.0} MB", s.max_intermediate_mb),
+    ));
+    if let Some(d) = &s.decision_time {
+        rows.push((
+            "decision time".into(),
+            format!(
+                "p50 {:.2} us, p99 {:.2} us over {} calls",
+                d.p50_us, d.p99_us, d.calls
+            ),
+        ));
+    }
+    for (k, v) in &r.extra {
+        rows.push((k.clone(), v.to_string()));
+    }
+    let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (k, v) in rows {
+        let _ = writeln!(o, "  {k:<w$}  {v}");
+    }
+    o
+}
+
+/// Header of the comparison table and CSV.
+pub const COMPARE_COLUMNS: [&str; 10] = [
+    "scheduler",
+    "mean_resp_s",
+    "median_resp_s",
+    "p95_resp_s",
+    "makespan_s",
+    "mean_stretch",
+    "node_local",
+    "utilization",
+    "deadlines_met",
+    "killed_work_s",
+];
+
+fn compare_row(r: &Report, pretty: bool) -> Vec<String> {
+    let s: &Summary = &r.summary;
+    let f = |x: f64| if pretty { s1(x) } else { format!("{x}") };
+    let p = |x: f64| if pretty { pct(x) } else { format!("{x}") };
+    vec![
+        r.scheduler.clone(),
+        f(s.mean_response_time_s),
+        f(s.median_response_time_s),
+        f(s.p95_response_time_s),
+        f(s.makespan_s),
+        if pretty {
+            format!("{:.2}", s.mean_stretch)
+        } else {
+            format!("{}", s.mean_stretch)
+        },
+        p(s.locality.node),
+        p(s.utilization),
+        if s.with_deadline > 0 {
+            format!("{}/{}", s.deadlines_met, s.with_deadline)
+        } else {
+            "-".into()
+        },
+        f(s.killed_work_s),
+    ]
+}
+
+/// The comparison table of several runs (same workload).
+pub fn compare_table(reports: &[Report]) -> String {
+    let rows: Vec<Vec<String>> = reports.iter().map(|r| compare_row(r, true)).collect();
+    let mut o = String::new();
+    if let Some(r) = reports.first() {
+        let _ = writeln!(o, "{} / {} (seed {})", r.cluster, r.workload, r.seed);
+    }
+    o.push_str(&render_table(&COMPARE_COLUMNS, &rows));
+    o
+}
+
+/// The comparison as CSV.
+pub fn compare_csv(reports: &[Report]) -> String {
+    let mut o = COMPARE_COLUMNS.join(",");
+    o.push('\n');
+    for r in reports {
+        o.push_str(&csv_row(&compare_row(r, false)));
+    }
+    o
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv_row(cells: &[String]) -> String {
+    let mut o = cells
+        .iter()
+        .map(|c| csv_field(c))
+        .collect::<Vec<_>>()
+        .join(",");
+    o.push('\n');
+    o
+}
+
+/// Per-job CSV of one run.
+pub fn jobs_csv(r: &Report) -> String {
+    let head = [
+        "id",
+        "name",
+        "user",
+        "pool",
+        "status",
+        "admitted",
+        "arrival_s",
+        "start_s",
+        "finish_s",
+        "response_time_s",
+        "slowdown",
+        "stretch",
+        "weight",
+        "weighted_completion_s",
+        "deadline_s",
+        "tardiness_s",
+        "deadline_met",
+        "goal_s",
+        "goal_met",
+        "maps",
+        "reduces",
+        "node_local",
+        "rack_local",
+        "off_rack",
+        "attempts",
+        "killed_work_s",
+        "lost_work_s",
+    ];
+    let mut o = head.join(",");
+    o.push('\n');
+    let opt = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
+    let optb = |x: Option<bool>| x.map(|v| v.to_string()).unwrap_or_default();
+    for j in &r.jobs {
+        let status = serde_json::to_value(j.status)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        o.push_str(&csv_row(&[
+            j.id.to_string(),
+            j.name.clone(),
+            j.user.clone(),
+            j.pool.clone(),
+            status,
+            j.admitted.to_string(),
+            format!("{}", j.arrival_s),
+            opt(j.start_s),
+            opt(j.finish_s),
+            opt(j.response_time_s),
+            opt(j.slowdown),
+            opt(j.stretch),
+            format!("{}", j.weight),
+            opt(j.weighted_completion_s),
+            opt(j.deadline_s),
+            opt(j.tardiness_s),
+            optb(j.deadline_met),
+            opt(j.goal_s),
+            optb(j.goal_met),
+            j.maps.to_string(),
+            j.reduces.to_string(),
+            j.locality.node.to_string(),
+            j.locality.rack.to_string(),
+            j.locality.off_rack.to_string(),
+            j.attempts.to_string(),
+            format!("{}", j.killed_work_s),
+            format!("{}", j.lost_work_s),
+        ]));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_aligns() {
+        let t = render_table(&["a", "bb"], &[vec!["xyz".into(), "1".into()]]);
+        assert_eq!(t, "a    bb\n-------\nxyz   1\n");
+    }
+
+    #[test]
+    fn csv_quotes() {
+        assert_eq!(
+            csv_row(&["a,b".into(), "c\"d".into()]),
+            "\"a,b\",\"c\"\"d\"\n"
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! SVG figures of runs: response-time distributions and timelines.
+//!
+//! SVG needs no fonts at build or run time (crates.md §4), which keeps the
+//! build lean and the output byte-identical across machines.
+
+use crate::report::Report;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Colours for series, in order.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+/// A plotting error (the file could not be written).
+#[derive(Debug)]
+pub struct PlotError(pub String);
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PlotError {}
+
+fn err<E: std::fmt::Display>(e: E) -> PlotError {
+    PlotError(e.to_string())
+}
+
+/// One named series of (x, y) points.
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// Points.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart of several series.
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> Result<(), PlotError> {
+    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let pts = series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if x1 - x0 < 1e-9 {
+        x1 = x0 + 1.0;
+    }
+    y0 = y0.min(0.0);
+    if y1 - y0 < 1e-9 {
+        y1 = y0 + 1.0;
+    }
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..(y1 * 1.05))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(err)?;
+    for (i, s) in series.iter().enumerate() {
+        let c = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
+            .map_err(err)?
+            .label(s.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// Cumulative distribution of response times, one line per run.
+pub fn response_cdf(path: &Path, reports: &[Report]) -> Result<(), PlotError> {
+    let series: Vec<Series> = reports
+        .iter()
+        .map(|r| {
+            let mut v: Vec<f64> = r.jobs.iter().filter_map(|j| j.response_time_s).collect();
+            v.sort_by(|a, b| a.total_cmp(b));
+            let n = v.len().max(1) as f64;
+            Series {
+                label: r.scheduler.clone(),
+                points: v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (*x, (i + 1) as f64 / n))
+                    .collect(),
+            }
+        })
+        .collect();
+    let title = reports
+        .first()
+        .map(|r| format!("Response time CDF: {}", r.workload))
+        .unwrap_or_default();
+    line_chart(
+        path,
+        &title,
+        "response time (s)",
+        "fraction of jobs",
+        &series,
+    )
+}
+
+/// Slot utilisation over time, one line per run.
+pub fn utilization_timeline(path: &Path, reports: &[Report]) -> Result<(), PlotError> {
+    let series: Vec<Series> = reports
+        .iter()
+        .map(|r| Series {
+            label: r.scheduler.clone(),
+            points: r
+                .timeline
+                .iter()
+                .map(|s| {
+                    let u = if s.available_slots > 0 {
+                        s.busy_slots as f64 / s.available_slots as f64
+                    } else {
+                        0.0
+                    };
+                    (s.t_s, u)
+                })
+                .collect(),
+        })
+        .collect();
+    line_chart(
+        path,
+        "Slot utilisation",
+        "time (s)",
+        "busy / available",
+        &series,
+    )
+}
+
+/// Intermediate data over time, one line per run.
+pub fn intermediate_timeline(path: &Path, reports: &[Report]) -> Result<(), PlotError> {
+    let series: Vec<Series> = reports
+        .iter()
+        .map(|r| Series {
+            label: r.scheduler.clone(),
+            points: r
+                .timeline
+                .iter()
+                .map(|s| (s.t_s, s.intermediate_mb / 1024.0))
+                .collect(),
+        })
+        .collect();
+    line_chart(
+        path,
+        "Intermediate data",
+        "time (s)",
+        "GB on all nodes",
+        &series,
+    )
+}

@@ -1,0 +1,98 @@
+//! The scheduler interface.
+//!
+//! CIRCUMFLEX's Appendix A names the two layers every Hadoop scheduler has,
+//! and this trait keeps them apart:
+//!
+//! * the **allocation layer** decides how many slots each job (pool, subjob)
+//!   should hold, or in which order jobs are served. A policy computes it in
+//!   `on_event` / `on_timer` (fair shares, FLEX epochs, Adaptive placement
+//!   matrices, RTMR's EDF queue, MarS plans);
+//! * the **assignment layer** answers heartbeats: `assign` picks one concrete
+//!   task for a free slot of a node (delay scheduling, copy-compute
+//!   splitting, reservations, plan following).
+//!
+//! Plus two hooks the papers need: admission on arrival (`on_submit`) and
+//! timers (`next_timer` / `on_timer`: epochs, control cycles, preemption
+//! checks) that may return [`Action`]s such as kills.
+//!
+//! A scheduler never mutates the cluster state and never knows whether it
+//! runs in the simulator or in the live master: both drivers call these
+//! methods in the same way.
+
+use mrsched_model::{AttemptId, JobId, NodeId, Time};
+use mrsched_state::{ClusterState, Launch, StateEvent};
+use std::collections::BTreeMap;
+
+/// Admission decision for a submitted job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Run it.
+    Admit,
+    /// Refuse it; the reason goes back to the submitter.
+    Reject(String),
+}
+
+/// Something a scheduler asks the driver to do outside heartbeats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Kill a running attempt (preemption); its task becomes pending again.
+    Kill(AttemptId),
+    /// Delete a job's map outputs on a node (intermediate-space eviction).
+    EvictOutputs {
+        /// The victim job.
+        job: JobId,
+        /// The node whose disk is full.
+        node: NodeId,
+    },
+}
+
+/// A scheduling policy.
+///
+/// Drivers call, in this order of time:
+/// `on_submit` once per job; `on_event` for every state change;
+/// `on_heartbeat` then `assign` repeatedly (until it returns `None` or the
+/// node has no free slot) when a node heartbeats; `on_timer` when the
+/// instant from `next_timer` is reached.
+pub trait Scheduler: Send {
+    /// Short name for reports.
+    fn name(&self) -> String;
+
+    /// A job was submitted (it is in `Submitted` state): admit or reject.
+    fn on_submit(&mut self, _st: &ClusterState, _job: JobId) -> Admission {
+        Admission::Admit
+    }
+
+    /// The cluster state changed (task ends, job ends, node loss ...).
+    fn on_event(&mut self, _st: &ClusterState, _ev: &StateEvent) {}
+
+    /// A node heartbeats; called before the `assign` calls of that heartbeat.
+    fn on_heartbeat(&mut self, _st: &ClusterState, _node: NodeId) {}
+
+    /// Choose one task for a free slot of `node`, or `None` to leave the
+    /// rest of its slots idle until its next heartbeat. The driver applies
+    /// each launch before calling again, so the state is always current.
+    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch>;
+
+    /// When the scheduler next wants `on_timer` (epochs, control cycles,
+    /// preemption checks), if ever.
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+
+    /// The timer fired: recompute allocations, return kills and evictions.
+    fn on_timer(&mut self, _st: &ClusterState) -> Vec<Action> {
+        Vec::new()
+    }
+
+    /// Whether heartbeats of nodes with nothing to do must still be
+    /// delivered (the simulator skips them otherwise; they change nothing for
+    /// policies that only act on free slots).
+    fn needs_every_heartbeat(&self) -> bool {
+        false
+    }
+
+    /// Policy-specific measurements for reports (e.g. admission counts).
+    fn stats(&self) -> BTreeMap<String, f64> {
+        BTreeMap::new()
+    }
+}

@@ -1,0 +1,234 @@
+//! Max-min fair shares with minimum guarantees and weights: the one routine
+//! used at every level of a scheduling hierarchy.
+//!
+//! Seed 002 (Appendix A) describes it as bucket filling in three phases:
+//! satisfy every bucket whose minimum covers its demand, fill the others up
+//! to their minimum, then pour the rest evenly into the emptiest buckets.
+//! The Hadoop Fair Scheduler computes the same thing as the `r` with
+//! `sum_i min(d_i, max(m_i, r w_i)) = F` (a "weight-to-slots ratio"). We
+//! solve that equation exactly: the left side is piecewise linear in `r`
+//! with breakpoints at `m_i / w_i` and `d_i / w_i`, so sorting the breakpoints
+//! and solving on the right segment gives the shares without iteration.
+//! When the minimums exceed the capacity they are scaled down
+//! proportionally first (HFS design doc; prior-work.md §6.3).
+
+/// One entity (pool, job, subjob) competing for capacity.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Claim {
+    /// How many slots it could use.
+    pub demand: f64,
+    /// Its guaranteed minimum.
+    pub min: f64,
+    /// Its weight (> 0).
+    pub weight: f64,
+}
+
+impl Claim {
+    /// A claim with weight 1 and no minimum.
+    pub fn demand(d: f64) -> Claim {
+        Claim {
+            demand: d,
+            min: 0.0,
+            weight: 1.0,
+        }
+    }
+}
+
+/// Fair shares of `capacity` among `claims`. The result sums to
+/// `min(capacity, total demand)` and gives each claim
+/// `min(demand, max(min', r * weight))` for the common ratio `r`, where
+/// `min'` is the minimum after scaling (minimums above demand count as
+/// demand).
+pub fn fair_shares(claims: &[Claim], capacity: f64) -> Vec<f64> {
+    let cap = capacity.max(0.0);
+    let d: Vec<f64> = claims.iter().map(|c| c.demand.max(0.0)).collect();
+    let w: Vec<f64> = claims
+        .iter()
+        .map(|c| if c.weight > 0.0 { c.weight } else { 0.0 })
+        .collect();
+    // A minimum never exceeds demand (phase 1 of the paper).
+    let m: Vec<f64> = claims
+        .iter()
+        .zip(&d)
+        .map(|(c, d)| c.min.max(0.0).min(*d))
+        .collect();
+    let total_demand: f64 = d.iter().sum();
+    if total_demand <= cap {
+        return d;
+    }
+    let total_min: f64 = m.iter().sum();
+    if total_min >= cap {
+        // Not even the minimums fit: scale them down proportionally.
+        let f = if total_min > 0.0 {
+            cap / total_min
+        } else {
+            0.0
+        };
+        return m.iter().map(|x| x * f).collect();
+    }
+    // share_i(r) = min(d_i, max(m_i, r w_i)); find r with sum = cap.
+    let share = |r: f64| -> f64 {
+        d.iter()
+            .zip(&m)
+            .zip(&w)
+            .map(|((d, m), w)| d.min(m.max(r * w)))
+            .sum()
+    };
+    let mut bps: Vec<f64> = Vec::with_capacity(2 * d.len());
+    for i in 0..d.len() {
+        if w[i] > 0.0 {
+            bps.push(m[i] / w[i]);
+            bps.push(d[i] / w[i]);
+        }
+    }
+    bps.sort_by(|a, b| a.total_cmp(b));
+    bps.dedup();
+    // Find the first breakpoint where the total reaches the capacity; the
+    // total is linear between consecutive breakpoints.
+    let mut lo = 0.0f64;
+    let mut f_lo = share(0.0);
+    let mut r = f64::NAN;
+    for &b in &bps {
+        let f_b = share(b);
+        if f_b >= cap {
+            r = if f_b > f_lo {
+                lo + (cap - f_lo) * (b - lo) / (f_b - f_lo)
+            } else {
+                b
+            };
+            break;
+        }
+        lo = b;
+        f_lo = f_b;
+    }
+    if r.is_nan() {
+        // Zero-weight claims cannot absorb the rest: give them leftovers in
+        // proportion to remaining demand (weight 0 = best effort).
+        let base: Vec<f64> = d
+            .iter()
+            .zip(&m)
+            .zip(&w)
+            .map(|((d, m), w)| if *w > 0.0 { *d } else { *m })
+            .collect();
+        let used: f64 = base.iter().sum();
+        let rest = (cap - used).max(0.0);
+        let want: f64 = d.iter().zip(&base).map(|(d, b)| d - b).sum();
+        return base
+            .iter()
+            .zip(&d)
+            .map(|(b, d)| {
+                if want > 0.0 {
+                    b + (d - b) * rest / want
+                } else {
+                    *b
+                }
+            })
+            .collect();
+    }
+    d.iter()
+        .zip(&m)
+        .zip(&w)
+        .map(|((d, m), w)| d.min(m.max(r * w)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(demand: f64, min: f64) -> Claim {
+        Claim {
+            demand,
+            min,
+            weight: 1.0,
+        }
+    }
+
+    #[test]
+    fn paper_figure_3_example() {
+        // Seed 002 §3.1: 100 slots, four pools (min, demand).
+        let s = fair_shares(
+            &[c(46.0, 50.0), c(18.0, 10.0), c(28.0, 25.0), c(16.0, 15.0)],
+            100.0,
+        );
+        let rounded: Vec<f64> = s.iter().map(|x| (x * 1e9).round() / 1e9).collect();
+        assert_eq!(rounded, vec![46.0, 14.0, 25.0, 15.0]);
+    }
+
+    #[test]
+    fn plain_max_min() {
+        let s = fair_shares(
+            &[
+                Claim::demand(10.0),
+                Claim::demand(50.0),
+                Claim::demand(50.0),
+            ],
+            60.0,
+        );
+        assert_eq!(s, vec![10.0, 25.0, 25.0]);
+    }
+
+    #[test]
+    fn weights_split_proportionally() {
+        let claims = [
+            Claim {
+                demand: 100.0,
+                min: 0.0,
+                weight: 1.0,
+            },
+            Claim {
+                demand: 100.0,
+                min: 0.0,
+                weight: 3.0,
+            },
+        ];
+        let s = fair_shares(&claims, 40.0);
+        assert!(
+            (s[0] - 10.0).abs() < 1e-9 && (s[1] - 30.0).abs() < 1e-9,
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn demand_below_capacity_is_met() {
+        assert_eq!(
+            fair_shares(&[c(3.0, 0.0), c(4.0, 9.0)], 100.0),
+            vec![3.0, 4.0]
+        );
+    }
+
+    #[test]
+    fn minimums_above_capacity_are_scaled() {
+        let s = fair_shares(&[c(100.0, 60.0), c(100.0, 60.0), c(100.0, 0.0)], 60.0);
+        assert!(
+            (s[0] - 30.0).abs() < 1e-9 && (s[1] - 30.0).abs() < 1e-9 && s[2] == 0.0,
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn degenerate_inputs() {
+        assert!(fair_shares(&[], 10.0).is_empty());
+        assert_eq!(fair_shares(&[c(5.0, 0.0)], 0.0), vec![0.0]);
+        // Weight zero gets only leftovers.
+        let s = fair_shares(
+            &[
+                Claim {
+                    demand: 10.0,
+                    min: 0.0,
+                    weight: 0.0,
+                },
+                Claim {
+                    demand: 5.0,
+                    min: 0.0,
+                    weight: 1.0,
+                },
+            ],
+            8.0,
+        );
+        assert!(
+            (s[1] - 5.0).abs() < 1e-9 && (s[0] - 3.0).abs() < 1e-9,
+            "{s:?}"
+        );
+    }
+}

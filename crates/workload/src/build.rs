@@ -1,0 +1,124 @@
+//! Small helpers generators share to assemble resolved workloads.
+
+use mrsched_model::workload::CostParams;
+use mrsched_model::{BlockRef, Dataset, DatasetId, JobSpec, MapSpec, ReduceSpec, Time, Workload};
+
+/// Accumulates datasets and jobs.
+#[derive(Default)]
+pub struct WorkloadBuilder {
+    w: Workload,
+}
+
+impl WorkloadBuilder {
+    /// An empty workload called `name`.
+    pub fn new(name: &str) -> Self {
+        WorkloadBuilder {
+            w: Workload {
+                name: name.to_string(),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Add a dataset of `blocks` blocks of `block_mb` (the last one
+    /// `last_mb`), replicated `replication` times.
+    pub fn dataset(&mut self, name: &str, sizes_mb: Vec<f64>, replication: u32) -> DatasetId {
+        self.w.datasets.push(Dataset {
+            name: name.to_string(),
+            blocks_mb: sizes_mb,
+            replication,
+        });
+        DatasetId(self.w.datasets.len() as u32 - 1)
+    }
+
+    /// Find a dataset by name.
+    pub fn find(&self, name: &str) -> Option<DatasetId> {
+        self.w
+            .datasets
+            .iter()
+            .position(|d| d.name == name)
+            .map(|i| DatasetId(i as u32))
+    }
+
+    /// A job reading `inputs` with `reduces` cost-model reduces.
+    pub fn data_job(
+        &mut self,
+        name: String,
+        arrival: Time,
+        inputs: &[DatasetId],
+        reduces: usize,
+        cost: CostParams,
+    ) -> &mut JobSpec {
+        let mut j = JobSpec::explicit(&name, arrival, &[], &[], 1.0);
+        j.input = inputs.to_vec();
+        for &d in inputs {
+            for (b, mb) in self.w.datasets[d.idx()].blocks_mb.iter().enumerate() {
+                j.maps.push(MapSpec {
+                    block: Some(BlockRef {
+                        dataset: d,
+                        index: b as u32,
+                    }),
+                    input_mb: *mb,
+                    time: None,
+                });
+            }
+        }
+        j.reduces = vec![ReduceSpec { time: None }; reduces];
+        j.cost = cost;
+        self.w.jobs.push(j);
+        self.w.jobs.last_mut().expect("just pushed")
+    }
+
+    /// A job with explicit task times and no input data.
+    pub fn explicit_job(
+        &mut self,
+        name: String,
+        arrival: Time,
+        maps: &[f64],
+        reduces: &[f64],
+        weight: f64,
+    ) -> &mut JobSpec {
+        self.w
+            .jobs
+            .push(JobSpec::explicit(&name, arrival, maps, reduces, weight));
+        self.w.jobs.last_mut().expect("just pushed")
+    }
+
+    /// The workload built so far.
+    pub fn build_ref(&self) -> &Workload {
+        &self.w
+    }
+
+    /// Finish: jobs sorted by arrival (stable).
+    pub fn build(mut self) -> Workload {
+        self.w.jobs.sort_by_key(|j| j.arrival);
+        self.w
+    }
+}
+
+/// `n` blocks of `block_mb` covering `size_mb` (the last block smaller).
+pub fn blocks(size_mb: f64, block_mb: f64) -> Vec<f64> {
+    let n = (size_mb / block_mb).ceil().max(1.0) as usize;
+    let mut v = vec![block_mb; n];
+    let last = size_mb - block_mb * (n as f64 - 1.0);
+    if let Some(l) = v.last_mut() {
+        *l = if last > 0.0 {
+            last
+        } else {
+            block_mb.min(size_mb.max(1e-6))
+        };
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_cover_size() {
+        assert_eq!(blocks(300.0, 128.0), vec![128.0, 128.0, 44.0]);
+        assert_eq!(blocks(256.0, 128.0), vec![128.0, 128.0]);
+        assert_eq!(blocks(0.01, 128.0), vec![0.01]);
+    }
+}
