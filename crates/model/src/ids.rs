@@ -62,16 +62,18 @@ dense_id!(
 pub struct AttemptId(pub u64);
 
 impl AttemptId {
-    /// The id as a vector index.
+    /// Launch serial number (attempts are numbered in launch order).
     #[inline]
-    pub fn idx(self) -> usize {
-        self.0 as usize
+    pub fn serial(self) -> u64 {
+        self.0 >> 24
     }
 }
 
 impl fmt::Display for AttemptId {
+    /// Attempts are numbered in launch order (the low 24 bits of the id are
+    /// a storage slot, see `mrsched-state`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "attempt{}", self.0)
+        write!(f, "attempt{}", self.0 >> 24)
     }
 }
 

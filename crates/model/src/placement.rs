@@ -56,9 +56,8 @@ pub fn place_block(
         }
     }
     if r >= 3 && out.len() == 2 {
-        let rack2 = cluster.rack_of(out[1]);
-        let third = pick(rng, cluster, &out, |c, x| c.rack_of(x) == rack2)
-            .or_else(|| pick(rng, cluster, &out, |_, _| true));
+        let rack2 = &cluster.racks[cluster.rack_of(out[1]).idx()].nodes;
+        let third = pick_from(rng, rack2, &out).or_else(|| pick(rng, cluster, &out, |_, _| true));
         if let Some(t) = third {
             out.push(t);
         }
@@ -70,6 +69,16 @@ pub fn place_block(
         }
     }
     out
+}
+
+/// A random node of `among` not in `taken`, or `None`.
+fn pick_from(rng: &mut Rng, among: &[NodeId], taken: &[NodeId]) -> Option<NodeId> {
+    let free = among.iter().filter(|x| !taken.contains(x)).count();
+    if free == 0 {
+        return None;
+    }
+    let k = rng.random_range(0..free);
+    among.iter().filter(|x| !taken.contains(x)).nth(k).copied()
 }
 
 /// A random node not in `taken` satisfying `ok`, or `None`.

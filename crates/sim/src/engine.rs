@@ -15,6 +15,7 @@
 //! waits that grow at idle heartbeats) say so and get them all.
 
 use crate::copy::CopyProfile;
+use crate::queue::EventQueue;
 use mrsched_metrics::{LatencyHistogram, RunInfo, Sample};
 use mrsched_model::cost;
 use mrsched_model::rng::{self, hash_words, unit_from_hash};
@@ -24,8 +25,6 @@ use mrsched_state::{ClusterState, DatasetBlocks, JobStatus, Launch, LaunchError,
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
 use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fmt;
 use std::time::Instant;
 
@@ -114,7 +113,7 @@ pub struct SimOutput {
     pub task_events: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug)]
 enum Ev {
     Arrival(u32),
     Heartbeat(NodeId, bool),
@@ -143,8 +142,8 @@ struct Engine<'a> {
     sched: &'a mut dyn Scheduler,
     opts: &'a SimOptions,
     workload: &'a Workload,
-    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
-    seq: u64,
+    heap: EventQueue<Ev>,
+    scratch: Vec<StateEvent>,
     beats: Vec<NodeBeat>,
     copy_profiles: FxHashMap<JobId, CopyProfile>,
     copy_epoch: FxHashMap<AttemptId, u32>,
@@ -205,8 +204,8 @@ pub fn simulate_with_progress(
         sched,
         opts,
         workload,
-        heap: BinaryHeap::new(),
-        seq: 0,
+        heap: EventQueue::new(),
+        scratch: Vec::new(),
         beats,
         copy_profiles: FxHashMap::default(),
         copy_epoch: FxHashMap::default(),
@@ -228,9 +227,10 @@ pub fn simulate_with_progress(
     let total_jobs = workload.jobs.len().max(1) as f64;
     let mut next_progress = 0u64;
     while e.arrivals_left > 0 || e.open_jobs > 0 {
-        let Some(Reverse((t, _, ev))) = e.heap.pop() else {
+        let Some((t, ev)) = e.heap.pop() else {
             return Err(e.stalled());
         };
+        let t = Time(t);
         if t > e.st.now() {
             if e.st.running_attempts() == 0 && t - e.last_progress > e.opts.stall_after {
                 return Err(e.stalled());
@@ -268,13 +268,13 @@ pub fn simulate_with_progress(
 
 impl Engine<'_> {
     fn push(&mut self, t: Time, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, ev)));
+        self.heap.push(t.0, ev);
     }
 
     fn init(&mut self) {
-        for (i, j) in self.workload.jobs.iter().enumerate() {
-            self.push(j.arrival, Ev::Arrival(i as u32));
+        // Arrivals are chained (each queues the next), keeping the heap small.
+        if let Some(j) = self.workload.jobs.first() {
+            self.push(j.arrival, Ev::Arrival(0));
         }
         let cluster = self.st.cluster();
         let scheduled: Vec<(NodeId, Time, Option<Time>)> = cluster.faults.scheduled.clone();
@@ -368,6 +368,9 @@ impl Engine<'_> {
     fn handle(&mut self, ev: Ev) -> Result<(), SimError> {
         match ev {
             Ev::Arrival(i) => {
+                if let Some(next) = self.workload.jobs.get(i as usize + 1) {
+                    self.push(next.arrival, Ev::Arrival(i + 1));
+                }
                 self.arrivals_left -= 1;
                 self.open_jobs += 1;
                 self.last_progress = self.st.now();
@@ -400,7 +403,7 @@ impl Engine<'_> {
             Ev::MapDone(a) => {
                 if let Some(n) = self.st.attempt(a).map(|x| x.node) {
                     if self.st.finish_map(a).is_ok() {
-                        self.task_ended(n);
+                        self.task_ended(n)?;
                     }
                 }
             }
@@ -413,7 +416,7 @@ impl Engine<'_> {
             Ev::ComputeDone(a) => {
                 if let Some(n) = self.st.attempt(a).map(|x| x.node) {
                     if self.st.finish_reduce(a).is_ok() {
-                        self.task_ended(n);
+                        self.task_ended(n)?;
                     }
                 }
             }
@@ -424,7 +427,8 @@ impl Engine<'_> {
                         self.task_events += 1;
                         self.last_progress = self.st.now();
                         self.copy_epoch.remove(&a);
-                        self.maybe_oob(node);
+                        self.deliver();
+                        self.maybe_oob(node)?;
                     }
                 }
             }
@@ -590,32 +594,43 @@ impl Engine<'_> {
         self.push(end.max(self.st.now()), Ev::CopyDone(a, epoch));
     }
 
-    fn task_ended(&mut self, node: NodeId) {
+    fn task_ended(&mut self, node: NodeId) -> Result<(), SimError> {
         self.task_events += 1;
         self.last_progress = self.st.now();
         self.deliver();
-        self.maybe_oob(node);
+        self.flush_compute_starts();
+        self.maybe_oob(node)?;
+        if self.has_potential(node) {
+            self.wake(node);
+        }
+        Ok(())
     }
 
-    fn maybe_oob(&mut self, n: NodeId) {
+    /// Hadoop's out-of-band heartbeat: a node reports a finished task at
+    /// once. It is handled right away rather than queued (same instant, one
+    /// heap operation less per task).
+    fn maybe_oob(&mut self, n: NodeId) -> Result<(), SimError> {
         if self.st.cluster().heartbeat.on_completion
             && self.st.node(n).alive
             && (self.every_heartbeat || self.has_potential(n))
         {
-            let now = self.st.now();
-            self.push(now, Ev::Heartbeat(n, true));
+            self.heartbeat(n)?;
         }
+        Ok(())
     }
 
     /// Forward the state's events to the scheduler, reacting to those the
     /// engine itself must act on.
     fn deliver(&mut self) {
+        let mut buf = std::mem::take(&mut self.scratch);
         while self.st.has_events() {
-            for ev in self.st.take_events() {
+            self.st.swap_events(&mut buf);
+            for ev in buf.drain(..) {
                 self.react(&ev);
                 self.sched.on_event(&self.st, &ev);
             }
         }
+        self.scratch = buf;
     }
 
     fn react(&mut self, ev: &StateEvent) {
@@ -660,11 +675,9 @@ impl Engine<'_> {
             }
             StateEvent::AttemptEnded(a) => {
                 self.copy_epoch.remove(&a.id);
-                if a.status == mrsched_state::AttemptStatus::Succeeded {
-                    if self.has_potential(a.node) {
-                        self.wake(a.node);
-                    }
-                } else {
+                // A success frees a slot on its node, which `task_ended`
+                // offers at once (out-of-band heartbeat) before waking it.
+                if a.status != mrsched_state::AttemptStatus::Succeeded {
                     // Its tasks are pending again: any node with room may take them.
                     self.wake_all();
                 }
@@ -676,6 +689,31 @@ impl Engine<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Reducers that entered their compute phase: queue their ends.
+    fn flush_compute_starts(&mut self) {
+        let started = self.st.take_compute_started();
+        self.schedule_computes(started);
+    }
+
+    fn schedule_computes(&mut self, started: Vec<AttemptId>) {
+        for a in started {
+            let Some(att) = self.st.attempt(a) else {
+                continue;
+            };
+            let cluster = self.st.cluster();
+            let spec = &self.st.job(att.job).spec;
+            let d = cluster.task_overhead
+                + cost::reduce_compute_time(
+                    cluster,
+                    spec,
+                    att.task as usize,
+                    cluster.node(att.node),
+                );
+            let end = self.st.now() + d;
+            self.schedule_end(a, d, end, Ev::ComputeDone(a));
         }
     }
 

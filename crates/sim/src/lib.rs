@@ -13,6 +13,7 @@
 
 pub mod copy;
 mod engine;
+pub mod queue;
 pub mod standalone;
 
 pub use engine::{simulate, simulate_with_progress, SimError, SimOptions, SimOutput};

@@ -20,11 +20,11 @@ use crate::events::StateEvent;
 use crate::index::top_pending;
 use crate::job::{Job, JobStatus, TaskStatus};
 use crate::node::NodeState;
+use crate::slab::AttemptSlab;
 use mrsched_model::cost;
 use mrsched_model::{
     AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time,
 };
-use rustc_hash::FxHashMap;
 use std::fmt;
 
 /// Why a launch was refused. A scheduler that asks for an impossible launch
@@ -116,8 +116,7 @@ pub struct ClusterState {
     jobs: Vec<Job>,
     active: Vec<JobId>,
     scanners: Vec<Vec<JobId>>,
-    attempts: FxHashMap<AttemptId, Attempt>,
-    next_attempt: u64,
+    attempts: AttemptSlab,
     events: Vec<StateEvent>,
     compute_started: Vec<AttemptId>,
     wakeups: Vec<(Time, JobId)>,
@@ -314,20 +313,15 @@ impl ClusterState {
         }
         let pending = |t: u32| j.maps[t as usize].status == TaskStatus::Pending;
         let mut idx = j.index.borrow_mut();
-        if let Some(stack) = idx.by_node.get_mut(&n) {
-            if let Some(t) = top_pending(stack, pending) {
-                return Some((t, Locality::Node));
-            }
+        if let Some(t) = idx.node(n, pending) {
+            return Some((t, Locality::Node));
         }
         if let Some(t) = top_pending(&mut idx.nodata, pending) {
             return Some((t, Locality::NoData));
         }
         if max_level >= Locality::Rack {
-            let rack = self.cluster.rack_of(n);
-            if let Some(stack) = idx.by_rack.get_mut(&rack) {
-                if let Some(t) = top_pending(stack, pending) {
-                    return Some((t, Locality::Rack));
-                }
+            if let Some(t) = idx.rack(self.cluster.rack_of(n), pending) {
+                return Some((t, Locality::Rack));
             }
         }
         if max_level >= Locality::OffRack {
@@ -372,12 +366,11 @@ impl ClusterState {
             .count() as u32
     }
 
-    /// Running attempts of `job`, launch order.
+    /// Running attempts of `job`, in launch order.
     pub fn running_attempts_of(&self, job: JobId) -> impl Iterator<Item = &Attempt> {
-        self.jobs[job.idx()]
-            .running
-            .iter()
-            .filter_map(|a| self.attempts.get(a))
+        let mut ids: Vec<AttemptId> = self.jobs[job.idx()].running.iter().copied().collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|a| self.attempts.get(&a))
     }
 
     /// Running attempts on node `n`, launch order.
@@ -418,8 +411,7 @@ impl ClusterState {
             jobs: Vec::new(),
             active: Vec::new(),
             scanners: Vec::new(),
-            attempts: FxHashMap::default(),
-            next_attempt: 0,
+            attempts: AttemptSlab::default(),
             events: Vec::new(),
             compute_started: Vec::new(),
             wakeups: Vec::new(),
@@ -438,6 +430,13 @@ impl ClusterState {
     /// Drain the events recorded since the last call.
     pub fn take_events(&mut self) -> Vec<StateEvent> {
         std::mem::take(&mut self.events)
+    }
+
+    /// Move the events recorded since the last call into `buf` (which must
+    /// be empty), reusing both buffers' memory.
+    pub fn swap_events(&mut self, buf: &mut Vec<StateEvent>) {
+        debug_assert!(buf.is_empty());
+        std::mem::swap(&mut self.events, buf);
     }
 
     /// True when events wait to be drained.
@@ -500,14 +499,8 @@ impl ClusterState {
         let reduces = job.reduces.len() as u32;
         job.map_counts.pending = maps;
         job.reduce_counts.pending = reduces;
-        {
-            let mut idx = job.index.borrow_mut();
-            idx.reduces = (0..reduces).rev().collect();
-        }
         self.pending_maps_total += maps as u64;
-        for t in (0..maps).rev() {
-            self.index_map(j, t);
-        }
+        self.build_index(j);
         for d in self.jobs[j.idx()].spec.input.clone() {
             if let Some(s) = self.scanners.get_mut(d.idx()) {
                 s.push(j);
@@ -587,8 +580,7 @@ impl ClusterState {
         }
 
         // Accepted: apply.
-        let id = AttemptId(self.next_attempt);
-        self.next_attempt += 1;
+        let id = self.attempts.next_id();
         self.launches += 1;
         let now = self.now;
         let riders = match l {
@@ -617,13 +609,16 @@ impl ClusterState {
             },
             compute_start: None,
         };
-        let served: Vec<(JobId, u32)> = attempt.tasks().map(|t| (t.job, t.index)).collect();
-        for (rj, rt) in served {
+        let riders: &[(JobId, u32)] = match l {
+            Launch::Map { riders, .. } => riders,
+            Launch::Reduce { .. } => &[],
+        };
+        for (rj, rt) in std::iter::once((job, task)).chain(riders.iter().copied()) {
             let jm = &mut self.jobs[rj.idx()];
             if jm.first_launch.is_none() {
                 jm.first_launch = Some(now);
             }
-            jm.running.push(id);
+            jm.running.insert(id);
             let (t, counts) = match kind {
                 TaskKind::Map => (&mut jm.maps[rt as usize], &mut jm.map_counts),
                 TaskKind::Reduce => (&mut jm.reduces[rt as usize], &mut jm.reduce_counts),
@@ -646,7 +641,7 @@ impl ClusterState {
                 TaskKind::Reduce => s.running_reduces += 1,
             }
         });
-        self.attempts.insert(id, attempt);
+        self.attempts.insert(attempt);
         if explicit_reduce {
             // Explicit-time reduces have no copy phase (MSJO model).
             self.enter_wait_compute(id);
@@ -842,7 +837,7 @@ impl ClusterState {
         }
         let running: Vec<AttemptId> = self.nodes[n.idx()].attempts.clone();
         for a in running {
-            let kind = self.attempts[&a].kind;
+            let kind = self.attempts.get(&a).expect("listed attempts run").kind;
             let att = self.end_attempt(a, AttemptStatus::Lost);
             let elapsed = self.now - att.start;
             self.jobs[att.job.idx()].lost_work += elapsed;
@@ -999,16 +994,12 @@ impl ClusterState {
             });
         }
         for t in att.tasks() {
-            let jm = &mut self.jobs[t.job.idx()];
-            if let Some(p) = jm.running.iter().position(|x| *x == a) {
-                jm.running.swap_remove(p);
-            }
+            self.jobs[t.job.idx()].running.remove(&a);
         }
         if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
             self.admit_compute(node);
         }
-        self.events
-            .push(StateEvent::AttemptEnded(Box::new(att.clone())));
+        self.events.push(StateEvent::AttemptEnded(att.clone()));
         att
     }
 
@@ -1043,7 +1034,40 @@ impl ClusterState {
         }
     }
 
-    /// Push map `t` of `j` into its job's locality stacks.
+    /// Build job `j`'s locality index at admission.
+    fn build_index(&mut self, j: JobId) {
+        let jm = &self.jobs[j.idx()];
+        let (mut by_node, mut by_rack) = (Vec::new(), Vec::new());
+        let (mut any, mut nodata) = (Vec::new(), Vec::new());
+        for (t, m) in jm.spec.maps.iter().enumerate() {
+            let t = t as u32;
+            match m.block {
+                Some(b) => {
+                    let reps = self.blocks.replicas(b);
+                    for (i, &n) in reps.iter().enumerate() {
+                        by_node.push((n.0, t));
+                        // Replicas 2 and 3 usually share a rack: list the task once per rack.
+                        let r = self.cluster.rack_of(n);
+                        if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
+                            by_rack.push((r.0, t));
+                        }
+                    }
+                    any.push(t);
+                }
+                None => nodata.push(t),
+            }
+        }
+        any.reverse();
+        nodata.reverse();
+        let mut idx = jm.index.borrow_mut();
+        idx.nodes = crate::index::Rows::build(self.cluster.nodes.len(), &by_node);
+        idx.racks = crate::index::Rows::build(self.cluster.racks.len(), &by_rack);
+        idx.any = any;
+        idx.nodata = nodata;
+        idx.reduces = (0..jm.reduces.len() as u32).rev().collect();
+    }
+
+    /// Map `t` of `j` is pending again: push it on its locality stacks.
     fn index_map(&mut self, j: JobId, t: u32) {
         let jm = &self.jobs[j.idx()];
         let mut idx = jm.index.borrow_mut();
@@ -1051,11 +1075,10 @@ impl ClusterState {
             Some(b) => {
                 let reps = self.blocks.replicas(b);
                 for (i, &n) in reps.iter().enumerate() {
-                    idx.by_node.entry(n).or_default().push(t);
-                    // Replicas 2 and 3 usually share a rack: list the task once per rack.
+                    idx.nodes.push(n.0, t);
                     let r = self.cluster.rack_of(n);
                     if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
-                        idx.by_rack.entry(r).or_default().push(t);
+                        idx.racks.push(r.0, t);
                     }
                 }
                 idx.any.push(t);
@@ -1147,7 +1170,8 @@ impl ClusterState {
         if self.jobs[j.idx()].status != JobStatus::Running {
             return;
         }
-        let running = self.jobs[j.idx()].running.clone();
+        let mut running: Vec<AttemptId> = self.jobs[j.idx()].running.iter().copied().collect();
+        running.sort_unstable();
         for a in running {
             if let Some(kind) = self.attempts.get(&a).map(|x| x.kind) {
                 let att = self.end_attempt(a, AttemptStatus::Killed);

@@ -22,7 +22,7 @@ pub enum StateEvent {
     /// A job ended (succeeded, failed or killed: see its status).
     JobEnded(JobId),
     /// An attempt ended (see its status); the attempt is a snapshot.
-    AttemptEnded(Box<Attempt>),
+    AttemptEnded(Attempt),
     /// All of a job's maps are done (again, after lost outputs were re-run).
     MapsDone(JobId),
     /// A job's reduces may now be launched.

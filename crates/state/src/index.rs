@@ -1,25 +1,102 @@
 //! The locality index: which pending map tasks of a job have data on a node
 //! or a rack.
 //!
-//! Like Hadoop's `nonRunningMapCache`, each job keeps, per node and per rack,
-//! a stack of its map tasks with a replica there, plus a stack of all its
-//! pending maps. Entries are not removed when a task launches elsewhere;
-//! a lookup drops stale entries from the top of the stack as it meets them,
-//! so each entry is dropped at most once and a lookup costs amortised O(1).
-//! A task that becomes pending again (failure, kill, lost output) is pushed
-//! again. Lookups therefore mutate the cache, which lives in a `RefCell`:
-//! logically the index is a read-only view of the pending tasks.
+//! Like Hadoop's `nonRunningMapCache`, each job keeps, per node and per
+//! rack, a stack of its map tasks with a replica there, plus a stack of all
+//! its pending maps. The stacks are built once at admission in one flat
+//! array per level (compressed rows: node `n`'s stack is
+//! `data[start[n]..top[n]]`), so a job costs a handful of allocations
+//! whatever its size. Entries are not removed when a task launches
+//! elsewhere; a lookup pops stale entries off the top as it meets them, so
+//! each entry is dropped at most once and lookups cost amortised O(1). Tasks
+//! that become pending again (failure, kill, lost output) go on small
+//! overflow stacks that are looked at first. Lookups mutate the stacks, so
+//! the index lives in a `RefCell`: logically it is a read-only view of the
+//! pending tasks.
 
 use mrsched_model::{NodeId, RackId};
 use rustc_hash::FxHashMap;
 
-/// Per-job pending-map lookups.
+/// Stacks of task indices keyed by a dense id, in one array.
+#[derive(Debug, Default)]
+pub(crate) struct Rows {
+    start: Vec<u32>,
+    top: Vec<u32>,
+    data: Vec<u32>,
+    extra: FxHashMap<u32, Vec<u32>>,
+}
+
+impl Rows {
+    /// Build from `(key, task)` pairs; `keys` is the number of keys. Within a
+    /// key, tasks come out lowest first.
+    pub(crate) fn build(keys: usize, pairs: &[(u32, u32)]) -> Rows {
+        if pairs.is_empty() {
+            return Rows::default();
+        }
+        let mut count = vec![0u32; keys + 1];
+        for &(k, _) in pairs {
+            count[k as usize + 1] += 1;
+        }
+        for i in 0..keys {
+            count[i + 1] += count[i];
+        }
+        let start = count;
+        let mut fill: Vec<u32> = start[..keys].to_vec();
+        let mut data = vec![0u32; pairs.len()];
+        // Pairs arrive in increasing task order; fill each row backwards
+        // so its top holds the lowest task.
+        for &(k, t) in pairs.iter().rev() {
+            let k = k as usize;
+            data[fill[k] as usize] = t;
+            fill[k] += 1;
+        }
+        Rows {
+            top: start[1..].to_vec(),
+            start,
+            data,
+            extra: FxHashMap::default(),
+        }
+    }
+
+    /// The top pending task of row `k`, dropping stale entries.
+    #[inline]
+    pub(crate) fn top_pending(&mut self, k: u32, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        if !self.extra.is_empty() {
+            if let Some(stack) = self.extra.get_mut(&k) {
+                if let Some(t) = top_pending(stack, &pending) {
+                    return Some(t);
+                }
+            }
+        }
+        let k = k as usize;
+        if k >= self.top.len() {
+            return None;
+        }
+        let lo = self.start[k];
+        let mut top = self.top[k];
+        while top > lo {
+            let t = self.data[top as usize - 1];
+            if pending(t) {
+                self.top[k] = top;
+                return Some(t);
+            }
+            top -= 1;
+        }
+        self.top[k] = top;
+        None
+    }
+
+    /// Push a task that is pending again.
+    pub(crate) fn push(&mut self, k: u32, t: u32) {
+        self.extra.entry(k).or_default().push(t);
+    }
+}
+
+/// Per-job pending-task lookups.
 #[derive(Debug, Default)]
 pub struct LocalityIndex {
-    /// Tasks with a replica on a node.
-    pub(crate) by_node: FxHashMap<NodeId, Vec<u32>>,
-    /// Tasks with a replica on a rack.
-    pub(crate) by_rack: FxHashMap<RackId, Vec<u32>>,
+    pub(crate) nodes: Rows,
+    pub(crate) racks: Rows,
     /// Every pending task with data.
     pub(crate) any: Vec<u32>,
     /// Pending tasks that read no block.
@@ -33,6 +110,18 @@ impl LocalityIndex {
     pub(crate) fn clear(&mut self) {
         *self = LocalityIndex::default();
     }
+
+    /// Node-local pending task on `n`.
+    #[inline]
+    pub(crate) fn node(&mut self, n: NodeId, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        self.nodes.top_pending(n.0, pending)
+    }
+
+    /// Rack-local pending task on `r`.
+    #[inline]
+    pub(crate) fn rack(&mut self, r: RackId, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        self.racks.top_pending(r.0, pending)
+    }
 }
 
 /// Pop stale entries off `stack` and return its top pending task.
@@ -45,4 +134,28 @@ pub(crate) fn top_pending(stack: &mut Vec<u32>, is_pending: impl Fn(u32) -> bool
         stack.pop();
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_serve_lowest_first_and_skip_stale() {
+        // Tasks 0..4; task t on keys t % 2 and 2.
+        let pairs: Vec<(u32, u32)> = (0..4).flat_map(|t| [(t % 2, t), (2, t)]).collect();
+        let mut r = Rows::build(3, &pairs);
+        let all = |_| true;
+        assert_eq!(r.top_pending(0, all), Some(0));
+        assert_eq!(r.top_pending(1, all), Some(1));
+        assert_eq!(r.top_pending(2, all), Some(0));
+        // Task 0 and 2 launched elsewhere.
+        let pend = |t: u32| t != 0 && t != 2;
+        assert_eq!(r.top_pending(0, pend), None);
+        assert_eq!(r.top_pending(2, pend), Some(1));
+        // Task 2 pending again.
+        r.push(0, 2);
+        assert_eq!(r.top_pending(0, |t| t == 2), Some(2));
+        assert_eq!(r.top_pending(7, all), None);
+    }
 }

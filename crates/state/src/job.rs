@@ -2,6 +2,7 @@
 
 use crate::index::LocalityIndex;
 use mrsched_model::{AttemptId, DatasetId, JobId, JobSpec, Locality, NodeId, Time};
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 
@@ -161,8 +162,8 @@ pub struct Job {
     pub failed_attempts: u32,
     /// Attempts killed.
     pub killed_attempts: u32,
-    /// Running attempts (launch order).
-    pub running: Vec<AttemptId>,
+    /// Running attempts (any order; sort by id for launch order).
+    pub running: FxHashSet<AttemptId>,
     /// First map index of each input dataset.
     pub(crate) dataset_offsets: Vec<(DatasetId, u32)>,
     /// Pending-task lookups (interior mutability: lookups drop stale
@@ -202,7 +203,7 @@ impl Job {
             lost_work: Time::ZERO,
             failed_attempts: 0,
             killed_attempts: 0,
-            running: Vec::new(),
+            running: FxHashSet::default(),
             dataset_offsets,
             index: RefCell::new(LocalityIndex::default()),
             spec,

@@ -17,6 +17,7 @@ pub mod events;
 mod index;
 pub mod job;
 pub mod node;
+mod slab;
 
 pub use attempt::{Attempt, AttemptStatus, Launch, ReducePhase};
 pub use blocks::{BlockMap, DatasetBlocks};
