@@ -129,9 +129,10 @@ pub struct NodeGroupSpec {
     /// `map_slots` and `reduce_slots`.
     #[serde(default)]
     pub slots: Option<u32>,
-    /// Reducers that may be running (copying or computing) at once: the
-    /// paper's maxReducers. Defaults to `reduce_slots` (no copy-compute
-    /// splitting).
+    /// Reducers that may be running (copying or computing) at once when the
+    /// scheduler uses copy-compute splitting: the paper's maxReducers.
+    /// Defaults to three times `reduce_slots`; without copy-compute
+    /// splitting a node runs at most `reduce_slots` reducers.
     #[serde(default)]
     pub max_reducers: Option<u32>,
     /// Relative CPU speed: compute time is divided by it.
@@ -282,7 +283,8 @@ pub struct Node {
     pub group: String,
     /// Its slots.
     pub slots: SlotConfig,
-    /// Reducers that may be running at once (copying + computing).
+    /// Reducers that may be running at once (copying + computing) under
+    /// copy-compute splitting.
     pub max_reducers: u32,
     /// Relative CPU speed.
     pub speed: f64,
@@ -550,7 +552,7 @@ impl Cluster {
                 SlotConfig::Split { reduce, .. } => reduce,
                 SlotConfig::Unified { slots } => slots,
             };
-            let max_reducers = g.max_reducers.unwrap_or(reduce_slots);
+            let max_reducers = g.max_reducers.unwrap_or(3 * reduce_slots);
             if max_reducers < reduce_slots {
                 err(
                     f("max_reducers"),
@@ -949,7 +951,7 @@ mod tests {
         assert_eq!(c.rack_of(NodeId(0)), c.rack_of(NodeId(2)));
         assert_ne!(c.rack_of(NodeId(0)), c.rack_of(NodeId(1)));
         assert_eq!(c.nodes[5].speed, 0.5);
-        assert_eq!(c.nodes[0].max_reducers, 1);
+        assert_eq!(c.nodes[0].max_reducers, 3);
     }
 
     #[test]

@@ -91,6 +91,13 @@ pub trait Scheduler: Send {
         false
     }
 
+    /// Whether nodes should run copy-compute splitting (more reducers than
+    /// reduce slots, computing limited to the reduce slots); drivers apply it
+    /// before the first job (seed 002 §5.2).
+    fn copy_compute_splitting(&self) -> bool {
+        false
+    }
+
     /// Policy-specific measurements for reports (e.g. admission counts).
     fn stats(&self) -> BTreeMap<String, f64> {
         BTreeMap::new()

@@ -182,6 +182,7 @@ pub fn simulate_with_progress(
     progress: &mut dyn FnMut(f64),
 ) -> Result<SimOutput, SimError> {
     let mut st = ClusterState::new(cluster.clone());
+    st.set_copy_compute_splitting(sched.copy_compute_splitting());
     let mut place_rng = rng::stream(opts.seed, "placement");
     for d in &workload.datasets {
         let reps = mrsched_model::placement::place_dataset(cluster, d, None, &mut place_rng);
@@ -683,10 +684,10 @@ impl Engine<'_> {
                 }
             }
             StateEvent::JobAdmitted(_) | StateEvent::ReducesReady(_) => self.wake_all(),
-            StateEvent::CapacityChanged(n) | StateEvent::NodeRecovered(n) => {
-                if self.has_potential(*n) {
-                    self.wake(*n);
-                }
+            StateEvent::CapacityChanged(n) | StateEvent::NodeRecovered(n)
+                if self.has_potential(*n) =>
+            {
+                self.wake(*n)
             }
             _ => {}
         }

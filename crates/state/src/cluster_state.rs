@@ -124,6 +124,7 @@ pub struct ClusterState {
     launchable_reduces_total: u64,
     usage: Usage,
     launches: u64,
+    copy_compute_splitting: bool,
 }
 
 impl fmt::Debug for ClusterState {
@@ -260,9 +261,25 @@ impl ClusterState {
             node.total_slots()
                 .saturating_sub(s.running_maps + s.running_reduces + s.taken_reduce)
         } else {
-            node.max_reducers
+            self.reducer_limit(n)
                 .saturating_sub(s.running_reduces + s.taken_reduce)
         }
+    }
+
+    /// Reducers node `n` may run at once: maxReducers under copy-compute
+    /// splitting, its reduce slots otherwise.
+    pub fn reducer_limit(&self, n: NodeId) -> u32 {
+        let node = &self.cluster.nodes[n.idx()];
+        if self.copy_compute_splitting {
+            node.max_reducers.max(node.reduce_slots())
+        } else {
+            node.reduce_slots()
+        }
+    }
+
+    /// Whether nodes run copy-compute splitting (CPAC).
+    pub fn copy_compute_splitting(&self) -> bool {
+        self.copy_compute_splitting
     }
 
     /// Reducers that may compute at once on `n` now.
@@ -419,12 +436,20 @@ impl ClusterState {
             launchable_reduces_total: 0,
             usage: Usage::default(),
             launches: 0,
+            copy_compute_splitting: false,
             cluster,
         };
         st.usage.available = (0..st.nodes.len())
             .map(|i| st.node_available(NodeId(i as u32)))
             .sum();
         st
+    }
+
+    /// Let nodes run up to `max_reducers` reducers, of which at most
+    /// `reduce_slots` compute at once (copy-compute splitting, seed 002
+    /// §5.2). Drivers set it once, from the scheduler, before any job runs.
+    pub fn set_copy_compute_splitting(&mut self, on: bool) {
+        self.copy_compute_splitting = on;
     }
 
     /// Drain the events recorded since the last call.

@@ -126,6 +126,8 @@ fn slowstart_then_copy_compute_then_done() {
 fn copy_compute_splitting_limits_computing_reducers() {
     let c = cluster("reduce_slowstart = 0\n[[nodes]]\ncount = 1\nmap_slots = 1\nreduce_slots = 1\nmax_reducers = 3\n");
     let mut st = with_dataset(c, vec![vec![0]]);
+    assert_eq!(st.free_reduce_slots(NodeId(0)), 1, "off by default");
+    st.set_copy_compute_splitting(true);
     let j = st.submit(data_job(1, 3));
     st.admit(j).unwrap();
     let rs: Vec<AttemptId> = (0..3)
