@@ -1,0 +1,294 @@
+//! Integration tests: run the `mrsched` binary on the examples and check
+//! its JSON, its errors and its exit codes.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mrsched"))
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = bin().args(args).current_dir(repo()).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "mrsched {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON document ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+#[test]
+fn simulate_examples_json_has_the_documented_fields() {
+    let v = run_json(&[
+        "simulate",
+        "-c",
+        "examples/cluster.toml",
+        "-w",
+        "examples/workload.toml",
+        "-s",
+        "examples/fifo.toml",
+        "--format",
+        "json",
+    ]);
+    let s = &v["summary"];
+    assert_eq!(s["jobs"], 3);
+    for k in ["mean_response_time_s", "makespan_s", "utilization"] {
+        assert!(s[k].as_f64().is_some(), "summary.{k}");
+    }
+    let loc = &s["locality"];
+    let sum: f64 = ["node", "rack", "off_rack"]
+        .iter()
+        .map(|k| loc[k].as_f64().unwrap())
+        .sum();
+    assert!(
+        (sum - 1.0).abs() < 1e-9,
+        "locality fractions sum to 1: {sum}"
+    );
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    for j in jobs {
+        for k in ["id", "arrival_s", "finish_s", "response_time_s", "admitted"] {
+            assert!(!j[k].is_null(), "jobs[].{k} in {j}");
+        }
+        assert!(j.get("deadline_met").is_some());
+        let r = j["response_time_s"].as_f64().unwrap();
+        let f = j["finish_s"].as_f64().unwrap();
+        let a = j["arrival_s"].as_f64().unwrap();
+        assert!((f - a - r).abs() < 1e-6);
+    }
+    assert_eq!(v["scheduler"], "hadoop-fifo");
+}
+
+#[test]
+fn same_seed_same_bytes() {
+    let args = [
+        "simulate",
+        "-w",
+        "synthetic",
+        "-c",
+        "tiny",
+        "--seed",
+        "5",
+        "--format",
+        "json",
+    ];
+    let a = bin().args(args).output().unwrap();
+    let b = bin().args(args).output().unwrap();
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let c = bin()
+        .args([
+            "simulate",
+            "-w",
+            "synthetic",
+            "-c",
+            "tiny",
+            "--seed",
+            "6",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(a.stdout, c.stdout, "another seed gives another run");
+}
+
+#[test]
+fn compare_prints_one_json_document_with_every_run() {
+    let v = run_json(&[
+        "compare",
+        "-w",
+        "swim-fb2009-sample",
+        "-c",
+        "ec2-100",
+        "-s",
+        "fifo,examples/fifo.toml",
+        "-f",
+        "json",
+    ]);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["scheduler"], "fifo");
+    assert_eq!(runs[1]["scheduler"], "hadoop-fifo");
+    assert_eq!(
+        runs[0]["summary"], runs[1]["summary"],
+        "same policy, same results"
+    );
+}
+
+#[test]
+fn csv_and_table_outputs() {
+    let out = bin()
+        .args(["simulate", "-w", "fb-bm", "-f", "csv"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("id,name,user,pool,status"));
+    assert_eq!(lines.len(), 51, "header + 50 jobs");
+    let out = bin()
+        .args(["compare", "-w", "fb-bm", "-s", "fifo"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("mean_resp_s") && text.contains("fifo"),
+        "{text}"
+    );
+}
+
+#[test]
+fn plots_are_written() {
+    let dir = std::env::temp_dir().join(format!("mrsched-plots-{}", std::process::id()));
+    let out = bin()
+        .args([
+            "compare",
+            "-w",
+            "swim-fb2009-sample",
+            "-s",
+            "fifo",
+            "--plots",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in ["response-cdf.svg", "utilization.svg", "intermediate.svg"] {
+        let svg = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("fifo"), "{f}");
+    }
+    let p = dir.join("one.svg");
+    let out = bin()
+        .args(["simulate", "-w", "swim-fb2009-sample", "--plot"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(std::fs::read_to_string(&p).unwrap().starts_with("<svg"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_is_a_located_error_with_exit_code_2() {
+    let dir = std::env::temp_dir().join(format!("mrsched-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(&w, "[[jobs]]\narrival_s = 1\nmaps = 2\ndeadline_s = -4\n").unwrap();
+    let out = bin().args(["simulate", "-w"]).arg(&w).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("w.toml:4: jobs[0].deadline_s"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    let c = dir.join("c.toml");
+    std::fs::write(&c, "[[nodes]]\ncount = 2\nmap_slots = 1\n").unwrap();
+    let w2 = dir.join("w2.toml");
+    std::fs::write(
+        &w2,
+        "[[datasets]]\nname = \"d\"\nsize_mb = 10\n[[jobs]]\ninput = \"d\"\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["simulate", "-c"])
+        .arg(&c)
+        .arg("-w")
+        .arg(&w2)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("asks for 3 replicas but the cluster"));
+
+    let out = bin().args(["simulate", "-s", "nonsense"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a scheduler preset or a file"));
+
+    let t = dir.join("t.tsv");
+    std::fs::write(&t, "job0\t1\t1\t100\t0\n").unwrap();
+    let out = bin().args(["validate"]).arg(&t).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("t.tsv:1: expected at least 6 tab-separated columns"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn validate_and_generate_round_trip() {
+    let dir = std::env::temp_dir().join(format!("mrsched-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["bm.toml", "bm.json"] {
+        let p = dir.join(name);
+        let out = bin()
+            .args(["generate", "fb-bm", "--seed", "3", "-o"])
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let out = bin().arg("validate").arg(&p).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("50 jobs"));
+    }
+    // The generated file replays to the same results as the built-in.
+    let a = run_json(&["simulate", "-w", "fb-bm", "--seed", "3", "-f", "json"]);
+    let b = run_json(&[
+        "simulate",
+        "-w",
+        dir.join("bm.toml").to_str().unwrap(),
+        "--seed",
+        "3",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(a["summary"], b["summary"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn list_and_reproduce() {
+    let v = run_json(&["list", "-f", "json"]);
+    for k in ["clusters", "workloads", "schedulers", "experiments"] {
+        assert!(!v[k].as_array().unwrap().is_empty(), "{k}");
+    }
+    let dir = std::env::temp_dir().join(format!("mrsched-repro-{}", std::process::id()));
+    let out = bin()
+        .args([
+            "reproduce",
+            "fifo-locality-by-size",
+            "--quick",
+            "-f",
+            "json",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["name"], "fifo-locality-by-size");
+    assert!(dir.join("fifo-locality-by-size.md").exists());
+    assert!(dir.join("fifo-locality-by-size.svg").exists());
+    let out = bin().args(["reproduce", "no-such"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
