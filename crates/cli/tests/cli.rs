@@ -292,3 +292,21 @@ fn list_and_reproduce() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn timing_and_slowdown_are_reported_when_asked() {
+    let v = run_json(&["simulate", "-w", "swim-fb2009-sample", "-c", "tiny", "-f", "json"]);
+    assert!(v["summary"].get("decision_time").is_none(), "no wall-clock numbers by default");
+    assert!(v["summary"]["mean_slowdown"].is_null());
+    let v = run_json(&["simulate", "-w", "swim-fb2009-sample", "-c", "tiny", "-f", "json", "--timing", "--slowdown"]);
+    let d = &v["summary"]["decision_time"];
+    assert!(d["calls"].as_u64().unwrap() > 0);
+    assert!(d["p99_us"].as_f64().unwrap() >= d["p50_us"].as_f64().unwrap());
+    // Alone, a job is about as fast or faster; heartbeat phases differ
+    // between the runs, so a job may be a little faster in company.
+    let s = v["summary"]["mean_slowdown"].as_f64().unwrap();
+    assert!(s >= 0.95, "mean slowdown {s}");
+    for j in v["jobs"].as_array().unwrap() {
+        assert!(j["slowdown"].as_f64().unwrap() > 0.5, "{j}");
+    }
+}
