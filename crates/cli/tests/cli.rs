@@ -295,10 +295,31 @@ fn list_and_reproduce() {
 
 #[test]
 fn timing_and_slowdown_are_reported_when_asked() {
-    let v = run_json(&["simulate", "-w", "swim-fb2009-sample", "-c", "tiny", "-f", "json"]);
-    assert!(v["summary"].get("decision_time").is_none(), "no wall-clock numbers by default");
+    let v = run_json(&[
+        "simulate",
+        "-w",
+        "swim-fb2009-sample",
+        "-c",
+        "tiny",
+        "-f",
+        "json",
+    ]);
+    assert!(
+        v["summary"].get("decision_time").is_none(),
+        "no wall-clock numbers by default"
+    );
     assert!(v["summary"]["mean_slowdown"].is_null());
-    let v = run_json(&["simulate", "-w", "swim-fb2009-sample", "-c", "tiny", "-f", "json", "--timing", "--slowdown"]);
+    let v = run_json(&[
+        "simulate",
+        "-w",
+        "swim-fb2009-sample",
+        "-c",
+        "tiny",
+        "-f",
+        "json",
+        "--timing",
+        "--slowdown",
+    ]);
     let d = &v["summary"]["decision_time"];
     assert!(d["calls"].as_u64().unwrap() > 0);
     assert!(d["p99_us"].as_f64().unwrap() >= d["p50_us"].as_f64().unwrap());

@@ -20,11 +20,29 @@ pub fn place_dataset(
     writer: Option<NodeId>,
     rng: &mut Rng,
 ) -> Vec<Vec<NodeId>> {
-    dataset
-        .blocks_mb
-        .iter()
-        .map(|_| place_block(cluster, dataset.replication as usize, writer, rng))
-        .collect()
+    let r = (dataset.replication as usize).min(cluster.nodes.len());
+    let mut flat = Vec::with_capacity(dataset.blocks_mb.len() * r);
+    place_blocks(cluster, dataset.blocks_mb.len(), r, writer, rng, &mut flat);
+    flat.chunks(r.max(1)).map(|c| c.to_vec()).collect()
+}
+
+/// Place `blocks` blocks of `replication` replicas each, appending the
+/// replicas block after block to `out` (no allocation per block).
+/// Replication is capped by the node count.
+pub fn place_blocks(
+    cluster: &Cluster,
+    blocks: usize,
+    replication: usize,
+    writer: Option<NodeId>,
+    rng: &mut Rng,
+    out: &mut Vec<NodeId>,
+) {
+    let r = replication.min(cluster.nodes.len());
+    for _ in 0..blocks {
+        let start = out.len();
+        place_one(cluster, r, writer, rng, out);
+        debug_assert_eq!(out.len() - start, r);
+    }
 }
 
 /// Replica nodes for one block.
@@ -34,77 +52,95 @@ pub fn place_block(
     writer: Option<NodeId>,
     rng: &mut Rng,
 ) -> Vec<NodeId> {
-    let n = cluster.nodes.len();
-    let r = replication.min(n);
-    let mut out: Vec<NodeId> = Vec::with_capacity(r);
+    let r = replication.min(cluster.nodes.len());
+    let mut out = Vec::with_capacity(r);
+    place_one(cluster, r, writer, rng, &mut out);
+    out
+}
+
+/// Append `r` (at most the node count) distinct replicas of one block.
+fn place_one(
+    cluster: &Cluster,
+    r: usize,
+    writer: Option<NodeId>,
+    rng: &mut Rng,
+    out: &mut Vec<NodeId>,
+) {
+    let base = out.len();
+    let n = cluster.nodes.len() as u32;
     if r == 0 {
-        return out;
+        return;
     }
-    let first = writer.unwrap_or_else(|| NodeId(rng.random_range(0..n as u32)));
+    let first = writer.unwrap_or_else(|| NodeId(rng.random_range(0..n)));
     out.push(first);
-    let multi_rack = cluster.racks.len() > 1;
     if r >= 2 {
-        let second = if multi_rack {
-            let rack = cluster.rack_of(first);
-            pick(rng, cluster, &out, |c, x| c.rack_of(x) != rack)
+        let rack = cluster.rack_of(first);
+        let second = if cluster.racks.len() > 1 {
+            draw(rng, n, &out[base..], |x| cluster.rack_of(x) != rack)
+                .or_else(|| scan(rng, n, &out[base..], |x| cluster.rack_of(x) != rack))
         } else {
             None
-        }
-        .or_else(|| pick(rng, cluster, &out, |_, _| true));
-        if let Some(s) = second {
-            out.push(s);
-        }
+        };
+        let second = second
+            .or_else(|| draw(rng, n, &out[base..], |_| true))
+            .or_else(|| scan(rng, n, &out[base..], |_| true));
+        out.extend(second);
     }
-    if r >= 3 && out.len() == 2 {
-        let rack2 = &cluster.racks[cluster.rack_of(out[1]).idx()].nodes;
-        let third = pick_from(rng, rack2, &out).or_else(|| pick(rng, cluster, &out, |_, _| true));
-        if let Some(t) = third {
-            out.push(t);
-        }
+    if r >= 3 && out.len() - base == 2 {
+        let rack2 = &cluster.racks[cluster.rack_of(out[base + 1]).idx()].nodes;
+        let third = pick_from(rng, rack2, &out[base..])
+            .or_else(|| draw(rng, n, &out[base..], |_| true))
+            .or_else(|| scan(rng, n, &out[base..], |_| true));
+        out.extend(third);
     }
-    while out.len() < r {
-        match pick(rng, cluster, &out, |_, _| true) {
+    while out.len() - base < r {
+        match draw(rng, n, &out[base..], |_| true).or_else(|| scan(rng, n, &out[base..], |_| true))
+        {
             Some(x) => out.push(x),
             None => break,
         }
     }
-    out
 }
 
-/// A random node of `among` not in `taken`, or `None`.
-fn pick_from(rng: &mut Rng, among: &[NodeId], taken: &[NodeId]) -> Option<NodeId> {
-    let free = among.iter().filter(|x| !taken.contains(x)).count();
-    if free == 0 {
-        return None;
-    }
-    let k = rng.random_range(0..free);
-    among.iter().filter(|x| !taken.contains(x)).nth(k).copied()
-}
-
-/// A random node not in `taken` satisfying `ok`, or `None`.
-fn pick(
-    rng: &mut Rng,
-    cluster: &Cluster,
-    taken: &[NodeId],
-    ok: impl Fn(&Cluster, NodeId) -> bool,
-) -> Option<NodeId> {
-    let n = cluster.nodes.len() as u32;
-    // A few random probes first (cheap on large clusters), then a scan.
-    for _ in 0..16 {
+/// A few random probes for a node not in `taken` satisfying `ok`.
+#[inline]
+fn draw(rng: &mut Rng, n: u32, taken: &[NodeId], ok: impl Fn(NodeId) -> bool) -> Option<NodeId> {
+    for _ in 0..32 {
         let x = NodeId(rng.random_range(0..n));
-        if !taken.contains(&x) && ok(cluster, x) {
+        if !taken.contains(&x) && ok(x) {
             return Some(x);
         }
     }
+    None
+}
+
+/// A uniform choice among every node not in `taken` satisfying `ok`.
+fn scan(rng: &mut Rng, n: u32, taken: &[NodeId], ok: impl Fn(NodeId) -> bool) -> Option<NodeId> {
     let cands: Vec<NodeId> = (0..n)
         .map(NodeId)
-        .filter(|x| !taken.contains(x) && ok(cluster, *x))
+        .filter(|x| !taken.contains(x) && ok(*x))
         .collect();
     if cands.is_empty() {
         None
     } else {
         Some(cands[rng.random_range(0..cands.len())])
     }
+}
+
+/// A random node of `among` not in `taken`, or `None`.
+fn pick_from(rng: &mut Rng, among: &[NodeId], taken: &[NodeId]) -> Option<NodeId> {
+    for _ in 0..8 {
+        let x = among[rng.random_range(0..among.len())];
+        if !taken.contains(&x) {
+            return Some(x);
+        }
+    }
+    let free = among.iter().filter(|x| !taken.contains(x)).count();
+    if free == 0 {
+        return None;
+    }
+    let k = rng.random_range(0..free);
+    among.iter().filter(|x| !taken.contains(x)).nth(k).copied()
 }
 
 #[cfg(test)]

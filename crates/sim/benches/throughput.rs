@@ -28,10 +28,15 @@ fn main() {
 /// The 1M-task synthetic workload: 1,000 jobs of 1-2,000 maps (uniform,
 /// mean ~1,000) with 5-25% reduces, arriving every 20 s on 600 nodes.
 fn million_tasks() -> Workload {
+    // MRSCHED_BENCH_JOBS=N shrinks it (for profiling under valgrind).
+    let jobs = std::env::var("MRSCHED_BENCH_JOBS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     synthetic(
         7,
         &SyntheticParams {
-            jobs: 1000,
+            jobs,
             mean_interarrival_s: 20.0,
             max_maps: 2000,
             size_exponent: 0.0,

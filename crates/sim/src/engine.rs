@@ -185,8 +185,22 @@ pub fn simulate_with_progress(
     st.set_copy_compute_splitting(sched.copy_compute_splitting());
     let mut place_rng = rng::stream(opts.seed, "placement");
     for d in &workload.datasets {
-        let reps = mrsched_model::placement::place_dataset(cluster, d, None, &mut place_rng);
-        st.add_dataset(DatasetBlocks::new(&d.name, d.blocks_mb.clone(), &reps));
+        let r = (d.replication as usize).min(cluster.nodes.len());
+        let mut reps = Vec::with_capacity(d.blocks_mb.len() * r);
+        mrsched_model::placement::place_blocks(
+            cluster,
+            d.blocks_mb.len(),
+            r,
+            None,
+            &mut place_rng,
+            &mut reps,
+        );
+        st.add_dataset(DatasetBlocks::from_flat(
+            &d.name,
+            d.blocks_mb.clone(),
+            reps,
+            r,
+        ));
     }
     let interval = cluster.heartbeat.interval;
     let beats = (0..cluster.nodes.len())
@@ -528,34 +542,32 @@ impl Engine<'_> {
 
     /// Queue the end of a newly launched attempt.
     fn started(&mut self, a: AttemptId) {
-        let att = self.st.attempt(a).expect("just launched").clone();
+        let att = self.st.attempt(a).expect("just launched");
         let cluster = self.st.cluster();
         let node = cluster.node(att.node);
         match att.kind {
             TaskKind::Map => {
-                let costs: Vec<cost::MapCost> = att
-                    .tasks()
-                    .map(|t| {
-                        let spec = &self.st.job(t.job).spec;
-                        cost::map_cost(
-                            cluster,
-                            spec,
-                            &spec.maps[t.index as usize],
-                            node,
-                            att.locality,
-                        )
-                    })
-                    .collect();
-                let d = cost::shared_map_time(cluster, &costs);
+                let cost_of = |job: JobId, task: u32| {
+                    let spec = &self.st.job(job).spec;
+                    cost::map_cost(cluster, spec, &spec.maps[task as usize], node, att.locality)
+                };
+                // One rider (every policy but shared scans): no allocation.
+                let d = if att.riders.is_empty() {
+                    cost::shared_map_time(cluster, &[cost_of(att.job, att.task)])
+                } else {
+                    let costs: Vec<cost::MapCost> =
+                        att.tasks().map(|t| cost_of(t.job, t.index)).collect();
+                    cost::shared_map_time(cluster, &costs)
+                };
                 let end = self.st.now() + d;
                 self.schedule_end(a, d, end, Ev::MapDone(a));
             }
             TaskKind::Reduce => {
                 // Copy end is known once every map is done; explicit-time
                 // reduces skip the copy (they start computing at launch).
-                if self.st.job(att.job).maps_done() && !self.st.job(att.job).spec.explicit_reduces()
-                {
-                    self.schedule_copy(att.job, a, att.start);
+                let (job, start) = (att.job, att.start);
+                if self.st.job(job).maps_done() && !self.st.job(job).spec.explicit_reduces() {
+                    self.schedule_copy(job, a, start);
                 }
             }
         }

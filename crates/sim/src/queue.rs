@@ -45,9 +45,10 @@ impl<T> EventQueue<T> {
     pub fn push(&mut self, t: u64, v: T) {
         self.seq += 1;
         let key = ((t as u128) << 64) | self.seq as u128;
+        // Sift up with a hole: parents move down, the new entry is written once.
+        let mut i = self.keys.len();
         self.keys.push(key);
         self.vals.push(v);
-        let mut i = self.keys.len() - 1;
         while i > 0 {
             let p = (i - 1) / 4;
             if self.keys[p] <= key {
@@ -61,15 +62,16 @@ impl<T> EventQueue<T> {
 
     /// The earliest event and its time.
     pub fn pop(&mut self) -> Option<(u64, T)> {
+        let last_key = self.keys.pop()?;
+        let last_val = self.vals.pop().expect("keys and values have one length");
         let n = self.keys.len();
         if n == 0 {
-            return None;
+            return Some(((last_key >> 64) as u64, last_val));
         }
-        self.keys.swap(0, n - 1);
-        self.vals.swap(0, n - 1);
-        let key = self.keys.pop().expect("non-empty");
-        let val = self.vals.pop().expect("non-empty");
-        let n = n - 1;
+        // The root leaves; the last entry falls from the root through a hole
+        // along the smallest children.
+        let top_key = self.keys[0];
+        let top_val = std::mem::replace(&mut self.vals[0], last_val);
         let mut i = 0;
         loop {
             let c = 4 * i + 1;
@@ -78,19 +80,23 @@ impl<T> EventQueue<T> {
             }
             let end = (c + 4).min(n);
             let mut m = c;
+            let mut mk = self.keys[c];
             for j in c + 1..end {
-                if self.keys[j] < self.keys[m] {
+                let k = self.keys[j];
+                if k < mk {
                     m = j;
+                    mk = k;
                 }
             }
-            if self.keys[m] >= self.keys[i] {
+            if mk >= last_key {
                 break;
             }
-            self.keys.swap(i, m);
+            self.keys[i] = mk;
             self.vals.swap(i, m);
             i = m;
         }
-        Some(((key >> 64) as u64, val))
+        self.keys[i] = last_key;
+        Some(((top_key >> 64) as u64, top_val))
     }
 }
 

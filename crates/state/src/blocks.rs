@@ -34,6 +34,24 @@ impl DatasetBlocks {
         }
     }
 
+    /// Build from replicas stored block after block, `per_block` each.
+    pub fn from_flat(
+        name: &str,
+        sizes_mb: Vec<f64>,
+        replicas: Vec<NodeId>,
+        per_block: usize,
+    ) -> DatasetBlocks {
+        let start = (0..=sizes_mb.len())
+            .map(|b| (b * per_block) as u32)
+            .collect();
+        DatasetBlocks {
+            name: name.to_string(),
+            sizes_mb,
+            replicas,
+            start,
+        }
+    }
+
     /// Number of blocks.
     pub fn len(&self) -> usize {
         self.sizes_mb.len()
