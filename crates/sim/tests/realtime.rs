@@ -147,7 +147,7 @@ speed = {slow}
     );
     let c = Cluster::from_toml_str("prop", &cluster).unwrap();
     let mut b = WorkloadBuilder::new("prop");
-    let mut draw_cost = |g: &mut rng::Rng| CostParams {
+    let draw_cost = |g: &mut rng::Rng| CostParams {
         map_cpu_s_per_mb: g.random_range(0.01..0.15),
         map_output_ratio: g.random_range(0.05..1.0),
         reduce_cpu_s_per_mb: g.random_range(0.01..0.15),

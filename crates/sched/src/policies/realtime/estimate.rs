@@ -38,7 +38,7 @@ pub struct Estimator {
 /// Round seconds up to the microsecond, so that an estimate is never below
 /// the value it bounds because of rounding.
 pub fn secs_ceil(s: f64) -> Time {
-    if !(s > 0.0) {
+    if s.is_nan() || s <= 0.0 {
         return Time::ZERO;
     }
     let us = (s * 1e6).ceil();
