@@ -56,6 +56,11 @@ pub struct DcOptions {
     /// Prior of c_r, seconds per partition MB.
     #[serde(default = "Priors::default_s_per_mb")]
     pub initial_reduce_s_per_mb: f64,
+    /// Update the parameters after every finished job (as RTMR does); with
+    /// `false` the priors are used as given (e.g. mean rather than
+    /// worst-case costs, to study estimate errors).
+    #[serde(default = "super::yes")]
+    pub learn: bool,
 }
 
 /// What the schedulability test computed for an admitted job.
@@ -111,6 +116,7 @@ pub fn dc_plan(job: &RtJob, est: &Estimator, now: Time) -> Result<DcPlan, DcInfe
 #[derive(Debug)]
 pub struct DeadlineConstraint {
     est: Estimator,
+    learn: bool,
     map_slots: u32,
     reduce_slots: u32,
     plans: BTreeMap<JobId, DcPlan>,
@@ -129,6 +135,7 @@ impl DeadlineConstraint {
                 o.initial_map_s_per_mb,
                 o.initial_reduce_s_per_mb,
             ),
+            learn: o.learn,
             map_slots: cluster.total_map_slots(),
             reduce_slots: cluster.total_reduce_slots(),
             plans: BTreeMap::new(),
@@ -213,7 +220,7 @@ impl Scheduler for DeadlineConstraint {
             if let Some(p) = self.plans.remove(j) {
                 let job = st.job(*j);
                 self.order.remove(&(p.deadline, job.submitted, *j));
-                if job.status == JobStatus::Succeeded {
+                if self.learn && job.status == JobStatus::Succeeded {
                     self.est.learn(job);
                 }
                 if job.status != JobStatus::Succeeded || job.finish.is_some_and(|f| f > p.deadline)

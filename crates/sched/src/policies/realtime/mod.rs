@@ -47,6 +47,10 @@ use mrsched_model::{Cluster, InputErrors, Time};
 pub use deadline_constraint::DeadlineConstraint;
 pub use rtmr::Rtmr;
 
+fn yes() -> bool {
+    true
+}
+
 /// Defaults of the learned parameters' priors (no history). The paper
 /// learns delta, c_m^max and c_r^max from history and does not say where
 /// they start; give measured values (`initial_*` options) when you have

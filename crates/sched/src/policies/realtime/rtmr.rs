@@ -14,10 +14,6 @@ use mrsched_state::{ClusterState, JobStatus, Launch, StateEvent, TaskStatus};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-fn yes() -> bool {
-    true
-}
-
 /// The `[rtmr]` options table.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,7 +22,7 @@ pub struct RtmrOptions {
     #[serde(default)]
     pub order: QueueOrder,
     /// Run the feedback controller (Algorithms V-VI).
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub feedback: bool,
     /// Algorithm IV's reservation test: `">="` (safe, default) or `">"`
     /// (as printed in the seed).
