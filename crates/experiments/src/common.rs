@@ -16,6 +16,17 @@ pub fn run(
     seed: u64,
 ) -> Result<SimOutput, ExpError> {
     let cfg = SchedulerConfig::resolve(sched).map_err(err)?;
+    run_config(cluster, workload, &cfg, seed)
+}
+
+/// Run `workload` on `cluster` under a scheduler configuration (e.g. one an
+/// experiment wrote with measured options).
+pub fn run_config(
+    cluster: &Cluster,
+    workload: &Workload,
+    cfg: &SchedulerConfig,
+    seed: u64,
+) -> Result<SimOutput, ExpError> {
     let mut s = cfg.build(cluster).map_err(err)?;
     let opts = SimOptions {
         seed,

@@ -10,6 +10,7 @@
 
 pub mod common;
 pub mod fifo_locality;
+pub mod rtmr;
 
 use std::path::PathBuf;
 
@@ -67,7 +68,11 @@ pub struct Experiment {
 
 /// Every experiment.
 pub fn experiments() -> Vec<Experiment> {
-    vec![fifo_locality::EXPERIMENT]
+    vec![
+        fifo_locality::EXPERIMENT,
+        rtmr::WORKLOAD_1,
+        rtmr::WORKLOAD_2,
+    ]
 }
 
 /// Find an experiment by name.

@@ -58,13 +58,16 @@ pub struct Preset {
 
 /// Every registered policy.
 pub fn policies() -> Vec<PolicyInfo> {
-    vec![policies::fifo::info()]
+    let mut v = vec![policies::fifo::info()];
+    v.extend(policies::realtime::infos());
+    v
 }
 
 /// Every preset.
 pub fn presets() -> Vec<Preset> {
     let mut v = Vec::new();
     v.extend(policies::fifo::presets());
+    v.extend(policies::realtime::presets());
     v
 }
 

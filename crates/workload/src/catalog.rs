@@ -5,6 +5,7 @@
 //! prints both tables.
 
 use crate::facebook::{self, BmParams, Fb2009Params};
+use crate::realtime::{self as rt, RtmrParams, RtmrWorkload};
 use crate::swim::{self, SwimOptions};
 use crate::synthetic::{self, SyntheticParams};
 use mrsched_model::{Cluster, Format, InputError, InputErrors, Source, Workload};
@@ -29,6 +30,41 @@ pub struct BuiltinWorkload {
     /// Build it for a seed.
     pub make: fn(u64) -> Workload,
 }
+
+/// Seed 004 Table I: one master (not modelled) and 30 workers on one rack.
+/// Type I: 2 dual-core 2.2 GHz Opteron 275, 4 map + 1 reduce slots; type
+/// II: 2 single-core 2.2 GHz Opteron 64 (an older part), 2 map + 1 reduce
+/// slots. The paper calls the cluster heterogeneous without measuring the
+/// difference; we make type II cores 20% slower. 1 Gbps Ethernet, one disk
+/// per node (~70 MB/s, 2008-era SATA), Hadoop 0.21's 3 s heartbeat with
+/// out-of-band heartbeats on task completion, JVM start-up of 1 s per task,
+/// and reduces only after all maps (RTMR's assumption: slow-start 1.0).
+pub const RTMR_30: &str = r#"
+name = "rtmr-30"
+heartbeat_interval_s = 3
+heartbeat_on_completion = true
+reduce_slowstart = 1.0
+task_overhead_s = 1
+[rates]
+disk_mb_s = 70
+rack_mb_s = 50
+off_rack_mb_s = 50
+shuffle_mb_s = 30
+[[nodes]]
+name = "type1"
+count = 20
+rack = "rack0"
+map_slots = 4
+reduce_slots = 1
+speed = 1.0
+[[nodes]]
+name = "type2"
+count = 10
+rack = "rack0"
+map_slots = 2
+reduce_slots = 1
+speed = 0.8
+"#;
 
 /// Every built-in cluster.
 pub fn clusters() -> Vec<BuiltinCluster> {
@@ -108,6 +144,11 @@ reduce_slots = 3
 "#,
         },
         BuiltinCluster {
+            name: "rtmr-30",
+            about: "seed 004 Table I: 20 nodes with 4 map + 1 reduce slots, 10 slower with 2 + 1, one rack",
+            toml: RTMR_30,
+        },
+        BuiltinCluster {
             name: "unified-50",
             about: "seed 001 default: 50 identical machines running one task at a time",
             toml: r#"
@@ -136,6 +177,16 @@ pub fn workloads() -> Vec<BuiltinWorkload> {
             about:
                 "seed 004 Table II: 100 jobs in the Facebook 2009 size bins, arrivals every ~14 s",
             make: |seed| facebook::fb2009_bins(seed, &Fb2009Params::default()),
+        },
+        BuiltinWorkload {
+            name: "rtmr-workload-1",
+            about: "seed 004 workload I: 88 deadline jobs of 1-200 maps, arrivals every ~14 s",
+            make: |seed| rt::rtmr_workload(seed, RtmrWorkload::I, &RtmrParams::default()),
+        },
+        BuiltinWorkload {
+            name: "rtmr-workload-2",
+            about: "seed 004 workload II: 89 deadline jobs of 1-300 maps and up to 70 reduces",
+            make: |seed| rt::rtmr_workload(seed, RtmrWorkload::II, &RtmrParams::default()),
         },
         BuiltinWorkload {
             name: "swim-fb2009-sample",
