@@ -128,8 +128,7 @@ impl DelayScheduler {
     /// Scheduler's clock (a policy forwards this from
     /// `Scheduler::needs_every_heartbeat`).
     pub fn needs_every_heartbeat(&self) -> bool {
-        let waits = !matches!(self.mode, DelayMode::Skip { .. });
-        waits && self.clock == WaitClock::HeartbeatGaps
+        matches!(self.mode, DelayMode::Wait { .. }) && self.clock == WaitClock::HeartbeatGaps
     }
 
     /// Call at every heartbeat: jobs skipped at the previous heartbeat have
@@ -189,17 +188,12 @@ impl DelayScheduler {
 
     /// The least local level `job` may launch at now.
     pub fn allowed_level(&self, st: &ClusterState, job: JobId) -> Locality {
-        let (level, skips) = self
-            .jobs
-            .get(&job)
-            .map_or((0, 0), |d| (d.level, d.skips));
+        let (level, skips) = self.jobs.get(&job).map_or((0, 0), |d| (d.level, d.skips));
         match self.job_mode(st, job) {
             DelayMode::Off => Locality::OffRack,
             DelayMode::Wait { node, rack } => {
                 let wait = self.waited(job, st.now());
-                if level >= 2
-                    || (level == 1 && wait >= rack)
-                    || (level == 0 && wait >= node + rack)
+                if level >= 2 || (level == 1 && wait >= rack) || (level == 0 && wait >= node + rack)
                 {
                     Locality::OffRack
                 } else if level >= 1 || wait >= node {
