@@ -9,6 +9,11 @@
 #![warn(missing_docs)]
 
 pub mod common;
+pub mod fair_batch_2jobs;
+pub mod fair_fig3;
+pub mod fair_macro;
+pub mod fair_small_jobs;
+pub mod fair_sticky_slots;
 pub mod fifo_locality;
 
 use std::path::PathBuf;
@@ -67,7 +72,14 @@ pub struct Experiment {
 
 /// Every experiment.
 pub fn experiments() -> Vec<Experiment> {
-    vec![fifo_locality::EXPERIMENT]
+    vec![
+        fifo_locality::EXPERIMENT,
+        fair_fig3::EXPERIMENT,
+        fair_batch_2jobs::EXPERIMENT,
+        fair_sticky_slots::EXPERIMENT,
+        fair_small_jobs::EXPERIMENT,
+        fair_macro::EXPERIMENT,
+    ]
 }
 
 /// Find an experiment by name.

@@ -53,14 +53,24 @@ pub fn first_reduce(
 
 /// Copy-compute splitting's per-job cap (seed 002 §5.2): "each job can only
 /// have maxComputing reduces performing copies on each node", maxComputing
-/// being the node's reduce slots. Always true without copy-compute
+/// being the node's reduce slots. Reducers that finished copying but wait
+/// for a compute slot count too: the paper lets a job launch more only
+/// "when its reducers begin computing". Always true without copy-compute
 /// splitting.
 pub fn ccs_copy_cap_ok(st: &ClusterState, job: JobId, node: NodeId) -> bool {
     if !st.copy_compute_splitting() {
         return true;
     }
     let cap = st.cluster().nodes[node.idx()].reduce_slots();
-    st.copying_reduces_on(job, node) < cap
+    let not_computing = st
+        .attempts_on(node)
+        .filter(|a| {
+            a.job == job
+                && a.kind == mrsched_model::TaskKind::Reduce
+                && a.phase != mrsched_state::ReducePhase::Computing
+        })
+        .count() as u32;
+    not_computing < cap
 }
 
 /// Jobs ordered by how far they are below a target number of running tasks:
