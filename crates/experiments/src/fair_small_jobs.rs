@@ -43,7 +43,7 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let cluster = Cluster::from_toml_str("private-100-scan", CLUSTER).map_err(err)?;
     // Jobs per size so that each workload offers ~80% of the map slots
     // for the duration (the paper ran 10-20 minutes per workload).
-    let secs = if ctx.quick { 120.0 } else { 900.0 };
+    let secs = if ctx.quick { 60.0 } else { 900.0 };
     let local_map_s = 1.0 + 128.0 / 33.0 + 0.5;
     let maps_per_s = 0.8 * 600.0 / local_map_s;
     let configs = [

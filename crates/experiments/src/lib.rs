@@ -10,7 +10,9 @@
 
 pub mod common;
 pub mod fair_batch_2jobs;
+pub mod fair_batch_sim;
 pub mod fair_fig3;
+pub mod fair_io_biasing;
 pub mod fair_macro;
 pub mod fair_small_jobs;
 pub mod fair_sticky_slots;
@@ -79,6 +81,8 @@ pub fn experiments() -> Vec<Experiment> {
         fair_sticky_slots::EXPERIMENT,
         fair_small_jobs::EXPERIMENT,
         fair_macro::EXPERIMENT,
+        fair_batch_sim::EXPERIMENT,
+        fair_io_biasing::EXPERIMENT,
     ]
 }
 
