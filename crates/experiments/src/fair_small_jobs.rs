@@ -166,7 +166,10 @@ it. Read rates are per task (33 MB/s local: 4 disks shared by 6 slots; 20 MB/s w
 across racks).\n\n{table}\n![small jobs](fair-small-jobs.svg)\n\n\
 Reading: as in the paper, head-of-line scheduling gives small jobs poor node locality (a 3-map job \
 has data on at most 9 of 100 nodes) and delay scheduling fixes it; rack locality is high either way \
-because there are only 4 racks. The paper's throughput gains come from a real network and, for \
+because there are only 4 racks, in the paper; ours is lower (about half of the maps off-rack without \
+delay scheduling) because at this load the head-of-line job is usually an old job with one or two \
+maps left (jobs with no running task tie at ratio 0 and the earliest goes first), and a single \
+block is rack-local to a random node with probability about 1/2. The paper's throughput gains come from a real network and, for \
 3-map jobs, from Hadoop's job start-up cost, neither of which the simulator models: our gains are \
 what the assumed read rates imply, and they only show where the offered load is close to capacity \
 (remote reads lengthen tasks until the backlog grows).\n",

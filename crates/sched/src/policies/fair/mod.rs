@@ -613,14 +613,8 @@ impl Scheduler for FairScheduler {
 
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
         match ev {
-            StateEvent::JobAdmitted(j) => {
-                self.refresh(st);
-                self.admit(st, *j);
-            }
-            StateEvent::JobEnded(j) => {
-                self.refresh(st);
-                self.ended(st, *j);
-            }
+            StateEvent::JobAdmitted(j) => self.admit(st, *j),
+            StateEvent::JobEnded(j) => self.ended(st, *j),
             StateEvent::AttemptEnded(a) => {
                 for t in a.tasks() {
                     self.dirty.push(t.job);
@@ -642,9 +636,12 @@ impl Scheduler for FairScheduler {
             }
             _ => return,
         }
-        // Keep shares and starvation clocks current even when no node
-        // heartbeats (a full cluster sleeps in the simulator).
-        self.refresh(st);
+        // Starvation clocks must run even when no node heartbeats (a full
+        // cluster sleeps in the simulator); otherwise shares are brought up
+        // to date lazily, at the next heartbeat.
+        if self.preempt.cfg.enabled {
+            self.refresh(st);
+        }
     }
 
     fn on_heartbeat(&mut self, st: &ClusterState, _node: NodeId) {

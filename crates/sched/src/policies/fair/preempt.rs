@@ -179,6 +179,9 @@ impl Preemptor {
         due.sort_unstable();
         let mut out = Vec::new();
         let mut killed: FxHashSet<AttemptId> = FxHashSet::default();
+        // Kills per tree node over the whole round, so that two starved
+        // pools do not both take a victim pool's margin.
+        let mut kills: [FxHashMap<u32, u32>; 2] = Default::default();
         for (p, k) in due {
             let Some(s) = self.starve.get(&(p, k)).cloned() else {
                 continue;
@@ -203,7 +206,7 @@ impl Preemptor {
             let outstanding = self.outstanding.get(&(p, k)).copied().unwrap_or(0) as f64;
             let need = (need + 1e-9).floor() - outstanding;
             if need >= 1.0 {
-                let victims = self.victims(st, tree, p, k, need as usize, &killed);
+                let victims = self.victims(st, tree, p, k, need as usize, &killed, &mut kills[k]);
                 for (a, node) in victims {
                     killed.insert(a);
                     out.push(a);
@@ -228,6 +231,7 @@ impl Preemptor {
 
     /// Up to `need` victims of kind `k` for starved pool `p`: most recently
     /// launched first, never pushing a job or pool below its share.
+    #[allow(clippy::too_many_arguments)]
     fn victims(
         &self,
         st: &ClusterState,
@@ -236,6 +240,7 @@ impl Preemptor {
         k: usize,
         need: usize,
         taken: &FxHashSet<AttemptId>,
+        kills: &mut FxHashMap<u32, u32>,
     ) -> Vec<(AttemptId, NodeId)> {
         let kind = if k == 0 {
             TaskKind::Map
@@ -259,7 +264,6 @@ impl Preemptor {
             }
         }
         cand.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
-        let mut kills: FxHashMap<u32, u32> = FxHashMap::default();
         let mut out = Vec::new();
         for (_, a, node, i) in cand {
             if out.len() >= need {

@@ -453,15 +453,21 @@ impl Tree {
 
     fn key_rec(&mut self, i: u32) {
         let kids = std::mem::take(&mut self.nodes[i as usize].children);
+        let mut keys: [Vec<Key>; 2] = [Vec::new(), Vec::new()];
         for &c in &kids {
             self.key_rec(c);
-            for k in 0..2 {
+            for (k, v) in keys.iter_mut().enumerate() {
                 if self.eligible(c, k) {
                     let key = self.key_of(c, k);
-                    self.nodes[i as usize].ready[k].insert(key);
+                    v.push(key);
                     self.nodes[c as usize].key[k] = Some(key);
                 }
             }
+        }
+        // Built from sorted keys in bulk, much cheaper than inserting.
+        for (k, mut v) in keys.into_iter().enumerate() {
+            v.sort_unstable();
+            self.nodes[i as usize].ready[k] = v.into_iter().collect();
         }
         self.nodes[i as usize].children = kids;
     }
