@@ -168,16 +168,15 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let mut summary_rows = Vec::new();
     for (seed, r) in &all {
         let mut row = vec![seed.to_string()];
-        for (i, s) in SCHEDS.iter().enumerate() {
-            let _ = s;
-            row.push(f(r[i].summary.mean_response_time_s, 0));
+        for rep in r.iter().take(SCHEDS.len()) {
+            row.push(f(rep.summary.mean_response_time_s, 0));
         }
         let g0 = gains(&r[0], &r[2]);
         row.push(format!("{} / {}", f(g0[0].0, 2), f(g0[0].1, 1)));
         summary_rows.push(row);
     }
     let mut header = vec!["schedule (seed)"];
-    header.extend(SCHEDS.iter().map(|s| *s));
+    header.extend(SCHEDS.iter().copied());
     header.push("fair+ccs gain, bin 0 (mean / max)");
     let summary = md_table(&header, &summary_rows);
     let table = md_table(
