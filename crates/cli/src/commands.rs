@@ -109,6 +109,9 @@ fn run_one(
     cfg: &SchedulerConfig,
 ) -> Result<Report> {
     let mut sched = cfg.build(cluster)?;
+    for w in sched.warnings() {
+        eprintln!("warning: {w}");
+    }
     let opts = SimOptions {
         seed: r.seed,
         timing: r.timing,

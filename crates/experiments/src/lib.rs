@@ -9,6 +9,13 @@
 #![warn(missing_docs)]
 
 pub mod common;
+pub mod fair_batch_2jobs;
+pub mod fair_batch_sim;
+pub mod fair_fig3;
+pub mod fair_io_biasing;
+pub mod fair_macro;
+pub mod fair_small_jobs;
+pub mod fair_sticky_slots;
 pub mod fifo_locality;
 pub mod rtmr;
 
@@ -70,6 +77,13 @@ pub struct Experiment {
 pub fn experiments() -> Vec<Experiment> {
     vec![
         fifo_locality::EXPERIMENT,
+        fair_fig3::EXPERIMENT,
+        fair_batch_2jobs::EXPERIMENT,
+        fair_sticky_slots::EXPERIMENT,
+        fair_small_jobs::EXPERIMENT,
+        fair_macro::EXPERIMENT,
+        fair_batch_sim::EXPERIMENT,
+        fair_io_biasing::EXPERIMENT,
         rtmr::WORKLOAD_1,
         rtmr::WORKLOAD_2,
     ]

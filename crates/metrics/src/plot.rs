@@ -184,3 +184,69 @@ pub fn intermediate_timeline(path: &Path, reports: &[Report]) -> Result<(), Plot
         &series,
     )
 }
+
+/// A grouped bar chart: one group per category, one bar per series.
+pub fn bar_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[Series],
+) -> Result<(), PlotError> {
+    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let n = categories.len().max(1);
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..n as f64, 0f64..ymax * 1.1)
+        .map_err(err)?;
+    let cats = categories.to_vec();
+    let fmt = move |x: &f64| {
+        let i = x.floor() as usize;
+        if (x - i as f64 - 0.5).abs() < 0.26 {
+            cats.get(i).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_labels(4 * n)
+        .x_label_formatter(&fmt)
+        .disable_x_mesh()
+        .draw()
+        .map_err(err)?;
+    let k = series.len().max(1) as f64;
+    let width = 0.8 / k;
+    for (si, s) in series.iter().enumerate() {
+        let c = PALETTE[si % PALETTE.len()];
+        chart
+            .draw_series(s.points.iter().map(|&(x, y)| {
+                let x0 = x.floor() + 0.1 + si as f64 * width;
+                Rectangle::new([(x0, 0.0), (x0 + width * 0.95, y)], c.filled())
+            }))
+            .map_err(err)?
+            .label(s.label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}

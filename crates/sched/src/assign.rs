@@ -34,7 +34,9 @@ pub fn first_map(
     None
 }
 
-/// The first reduce launch for `node` from `order`.
+/// The first reduce launch for `node` from `order`. Under copy-compute
+/// splitting a job skips nodes where it already has as many reducers
+/// copying as the node has compute slots ([`ccs_copy_cap_ok`]).
 pub fn first_reduce(
     st: &ClusterState,
     node: NodeId,
@@ -43,9 +45,32 @@ pub fn first_reduce(
     if st.free_reduce_slots(node) == 0 {
         return None;
     }
-    order
-        .into_iter()
-        .find_map(|j| st.next_pending_reduce(j).map(|t| Launch::reduce(j, t)))
+    order.into_iter().find_map(|j| {
+        let t = st.next_pending_reduce(j)?;
+        ccs_copy_cap_ok(st, j, node).then(|| Launch::reduce(j, t))
+    })
+}
+
+/// Copy-compute splitting's per-job cap (seed 002 §5.2): "each job can only
+/// have maxComputing reduces performing copies on each node", maxComputing
+/// being the node's reduce slots. Reducers that finished copying but wait
+/// for a compute slot count too: the paper lets a job launch more only
+/// "when its reducers begin computing". Always true without copy-compute
+/// splitting.
+pub fn ccs_copy_cap_ok(st: &ClusterState, job: JobId, node: NodeId) -> bool {
+    if !st.copy_compute_splitting() {
+        return true;
+    }
+    let cap = st.cluster().nodes[node.idx()].reduce_slots();
+    let not_computing = st
+        .attempts_on(node)
+        .filter(|a| {
+            a.job == job
+                && a.kind == mrsched_model::TaskKind::Reduce
+                && a.phase != mrsched_state::ReducePhase::Computing
+        })
+        .count() as u32;
+    not_computing < cap
 }
 
 /// Jobs ordered by how far they are below a target number of running tasks:
@@ -63,4 +88,40 @@ pub fn by_deficit(targets: &[(JobId, f64)], running: impl Fn(JobId) -> u32) -> V
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     v.into_iter().map(|(_, j)| j).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{data_job, state_with};
+
+    #[test]
+    fn ccs_caps_copying_reducers_per_job_and_node() {
+        // One node with 2 reduce slots (maxComputing) and 6 reducers
+        // (maxReducers).
+        let c = "reduce_slowstart = 0.0\n[[nodes]]\nmap_slots = 1\nreduce_slots = 2\nmax_reducers = 6\n";
+        for ccs in [false, true] {
+            let mut st = state_with(c, &[vec![0], vec![0]]);
+            st.set_copy_compute_splitting(ccs);
+            let a = st.submit(data_job(2, 5));
+            let b = st.submit(data_job(2, 5));
+            st.admit(a).unwrap();
+            st.admit(b).unwrap();
+            let n = NodeId(0);
+            let mut launched = Vec::new();
+            while let Some(l) = first_reduce(&st, n, [a, b]) {
+                st.launch(n, &l).unwrap();
+                launched.push(l.job());
+            }
+            if ccs {
+                // Job a copies on 2 reducers, then job b gets 2 more; two of
+                // the six reducer places stay free for other jobs.
+                assert_eq!(launched, vec![a, a, b, b]);
+                assert_eq!(st.free_reduce_slots(n), 2);
+            } else {
+                // Without splitting, a hoards both reduce slots.
+                assert_eq!(launched, vec![a, a]);
+            }
+        }
+    }
 }

@@ -58,7 +58,7 @@ pub struct Preset {
 
 /// Every registered policy.
 pub fn policies() -> Vec<PolicyInfo> {
-    let mut v = vec![policies::fifo::info()];
+    let mut v = vec![policies::fifo::info(), policies::fair::info()];
     v.extend(policies::realtime::infos());
     v
 }
@@ -67,6 +67,7 @@ pub fn policies() -> Vec<PolicyInfo> {
 pub fn presets() -> Vec<Preset> {
     let mut v = Vec::new();
     v.extend(policies::fifo::presets());
+    v.extend(policies::fair::presets());
     v.extend(policies::realtime::presets());
     v
 }
@@ -168,6 +169,26 @@ impl SchedulerConfig {
         }
         let path = std::path::Path::new(arg);
         if path.exists() {
+            let is_xml = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+            if is_xml {
+                // A Hadoop `fair-scheduler.xml` runs the Fair Scheduler with
+                // that allocation file.
+                let file = path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let mut options = toml::Table::new();
+                options.insert("allocation_file".into(), toml::Value::String(file));
+                return Ok(SchedulerConfig {
+                    label: "fair".into(),
+                    policy: "fair".into(),
+                    options,
+                    source: Source::new(arg, "", Format::Toml),
+                });
+            }
             return SchedulerConfig::from_source(&Source::read(path)?);
         }
         Err(InputError::file(

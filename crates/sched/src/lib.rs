@@ -24,6 +24,8 @@ pub mod plan;
 pub mod policies;
 pub mod scheduler;
 pub mod share;
+#[cfg(test)]
+mod testutil;
 
 pub use config::{PolicyInfo, Preset, SchedulerConfig};
 pub use scheduler::{Action, Admission, Scheduler};

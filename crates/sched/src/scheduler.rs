@@ -102,4 +102,11 @@ pub trait Scheduler: Send {
     fn stats(&self) -> BTreeMap<String, f64> {
         BTreeMap::new()
     }
+
+    /// Problems in the configuration that do not stop the policy (such as
+    /// minimum shares above the cluster's capacity), each naming the file,
+    /// line and field. Drivers show them once, after building the policy.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -66,40 +66,45 @@ pub fn fair_shares(claims: &[Claim], capacity: f64) -> Vec<f64> {
         };
         return m.iter().map(|x| x * f).collect();
     }
-    // share_i(r) = min(d_i, max(m_i, r w_i)); find r with sum = cap.
-    let share = |r: f64| -> f64 {
-        d.iter()
-            .zip(&m)
-            .zip(&w)
-            .map(|((d, m), w)| d.min(m.max(r * w)))
-            .sum()
-    };
-    let mut bps: Vec<f64> = Vec::with_capacity(2 * d.len());
+    // share_i(r) = min(d_i, max(m_i, r w_i)) is flat at m_i up to m_i / w_i,
+    // rises with slope w_i up to d_i / w_i, then is flat at d_i. Sweep the
+    // breakpoints in order keeping the total and its slope, and solve on
+    // the segment where the total reaches the capacity: O(n log n).
+    let mut events: Vec<(f64, f64)> = Vec::with_capacity(2 * d.len());
+    let mut f_lo = 0.0f64;
     for i in 0..d.len() {
+        f_lo += m[i];
         if w[i] > 0.0 {
-            bps.push(m[i] / w[i]);
-            bps.push(d[i] / w[i]);
+            events.push((m[i] / w[i], w[i]));
+            events.push((d[i] / w[i], -w[i]));
         }
     }
-    bps.sort_by(|a, b| a.total_cmp(b));
-    bps.dedup();
-    // Find the first breakpoint where the total reaches the capacity; the
-    // total is linear between consecutive breakpoints.
+    events.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut lo = 0.0f64;
-    let mut f_lo = share(0.0);
+    let mut slope = 0.0f64;
     let mut r = f64::NAN;
-    for &b in &bps {
-        let f_b = share(b);
+    let mut k = 0;
+    while k < events.len() {
+        let b = events[k].0;
+        let f_b = f_lo + slope * (b - lo);
         if f_b >= cap {
-            r = if f_b > f_lo {
-                lo + (cap - f_lo) * (b - lo) / (f_b - f_lo)
+            r = if slope > 0.0 {
+                lo + (cap - f_lo) / slope
             } else {
                 b
             };
             break;
         }
+        // Apply every event at this breakpoint.
+        while k < events.len() && events[k].0 == b {
+            slope += events[k].1;
+            k += 1;
+        }
         lo = b;
         f_lo = f_b;
+    }
+    if r.is_nan() && slope > 0.0 {
+        r = lo + (cap - f_lo) / slope;
     }
     if r.is_nan() {
         // Zero-weight claims cannot absorb the rest: give them leftovers in

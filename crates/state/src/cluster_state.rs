@@ -398,6 +398,19 @@ impl ClusterState {
             .filter_map(|a| self.attempts.get(a))
     }
 
+    /// Map outputs held on node `n`: `(job, map task, MB)` for every done
+    /// map whose output is stored there (intermediate-space eviction).
+    pub fn outputs_on(&self, n: NodeId) -> impl Iterator<Item = (JobId, u32, f64)> + '_ {
+        self.nodes[n.idx()]
+            .outputs
+            .iter()
+            .filter_map(move |&(j, t)| {
+                let task = &self.jobs[j.idx()].maps[t as usize];
+                (task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb > 0.0)
+                    .then_some((j, t, task.output_mb))
+            })
+    }
+
     /// Total intermediate data on all nodes, MB.
     pub fn intermediate_mb(&self) -> f64 {
         self.nodes.iter().map(|n| n.intermediate_mb).sum()

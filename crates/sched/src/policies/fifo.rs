@@ -5,6 +5,11 @@
 //! slot's kind, and for maps, to that job's most local pending task (node,
 //! then rack, then anywhere), the locality optimisation of Google's
 //! MapReduce. There is no waiting for locality and no preemption.
+//!
+//! With `copy_compute_splitting = true` (preset `fifo+ccs`) nodes run
+//! copy-compute splitting (seed 002 §5.2): more reducers than reduce slots,
+//! computing limited to the slots, and at most as many copying reducers per
+//! job and node as the node has reduce slots.
 
 use crate::assign::{first_map, first_reduce};
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
@@ -15,21 +20,34 @@ use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-/// FIFO has no options; the table must be empty.
+/// FIFO's options.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-struct FifoOptions {}
+struct FifoOptions {
+    /// Run copy-compute splitting on the nodes.
+    #[serde(default)]
+    copy_compute_splitting: bool,
+}
 
 /// The FIFO scheduler.
 #[derive(Debug, Default)]
 pub struct Fifo {
     order: BTreeSet<(Reverse<Priority>, Time, JobId)>,
+    ccs: bool,
 }
 
 impl Fifo {
     /// A FIFO scheduler.
     pub fn new() -> Fifo {
         Fifo::default()
+    }
+
+    /// A FIFO scheduler whose nodes run copy-compute splitting.
+    pub fn with_copy_compute_splitting() -> Fifo {
+        Fifo {
+            ccs: true,
+            ..Fifo::default()
+        }
     }
 
     fn key(st: &ClusterState, j: JobId) -> (Reverse<Priority>, Time, JobId) {
@@ -45,7 +63,11 @@ impl Fifo {
 
 impl Scheduler for Fifo {
     fn name(&self) -> String {
-        "fifo".into()
+        if self.ccs { "fifo+ccs" } else { "fifo" }.into()
+    }
+
+    fn copy_compute_splitting(&self) -> bool {
+        self.ccs
     }
 
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
@@ -66,8 +88,12 @@ impl Scheduler for Fifo {
 }
 
 fn build(cfg: &SchedulerConfig, _cluster: &Cluster) -> Result<Box<dyn Scheduler>, InputErrors> {
-    let _: FifoOptions = cfg.options()?;
-    Ok(Box::new(Fifo::new()))
+    let o: FifoOptions = cfg.options()?;
+    Ok(Box::new(if o.copy_compute_splitting {
+        Fifo::with_copy_compute_splitting()
+    } else {
+        Fifo::new()
+    }))
 }
 
 /// Registry entry.
@@ -81,9 +107,16 @@ pub fn info() -> PolicyInfo {
 
 /// Presets.
 pub fn presets() -> Vec<Preset> {
-    vec![Preset {
-        name: "fifo",
-        about: "Hadoop's default FIFO scheduler",
-        toml: "policy = \"fifo\"\n",
-    }]
+    vec![
+        Preset {
+            name: "fifo",
+            about: "Hadoop's default FIFO scheduler",
+            toml: "policy = \"fifo\"\n",
+        },
+        Preset {
+            name: "fifo+ccs",
+            about: "FIFO with copy-compute splitting (seed 002 §5.2)",
+            toml: "policy = \"fifo\"\n[fifo]\ncopy_compute_splitting = true\n",
+        },
+    ]
 }

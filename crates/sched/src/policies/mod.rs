@@ -1,5 +1,6 @@
 //! One module per policy family. Each exports `info()` (its registry entry)
 //! and `presets()`, and builds on the shared machinery of this crate.
 
+pub mod fair;
 pub mod fifo;
 pub mod realtime;

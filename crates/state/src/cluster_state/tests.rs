@@ -308,3 +308,24 @@ fn kill_counts_work_and_repends() {
     assert_eq!(st.job(j).status, JobStatus::Killed);
     assert!(st.kill_job(j, "again").is_err());
 }
+
+#[test]
+fn outputs_on_lists_held_outputs_and_forgets_evicted_ones() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![0]]);
+    let a = st.submit(data_job(1, 1));
+    let b = st.submit(data_job(2, 1));
+    st.admit(a).unwrap();
+    st.admit(b).unwrap();
+    let ma = st.launch(NodeId(0), &Launch::map(a, 0)).unwrap();
+    st.finish_map(ma).unwrap();
+    let mb = st.launch(NodeId(0), &Launch::map(b, 1)).unwrap();
+    st.finish_map(mb).unwrap();
+    let held: Vec<(JobId, u32, f64)> = st.outputs_on(NodeId(0)).collect();
+    assert_eq!(held, vec![(a, 0, 64.0), (b, 1, 64.0)]);
+    st.evict_outputs(b, NodeId(0));
+    let held: Vec<(JobId, u32, f64)> = st.outputs_on(NodeId(0)).collect();
+    assert_eq!(held, vec![(a, 0, 64.0)]);
+    assert_eq!(st.node(NodeId(0)).intermediate_mb, 64.0);
+    assert_eq!(st.job(b).pending_maps(), 2, "the evicted map runs again");
+    assert_eq!(st.outputs_on(NodeId(1)).count(), 0);
+}

@@ -1,0 +1,908 @@
+//! The Fair Scheduler of seed 002 (Zaharia et al., "Job scheduling for
+//! multi-user MapReduce clusters"), as the Hadoop Fair Scheduler ran it.
+//!
+//! Why it looks like this: users share one cluster, and each should get at
+//! least what a private cluster of its minimum share would give it, while
+//! slots nobody needs go to whoever can use them. So:
+//!
+//! * jobs live in **pools** (one per user by default, plus the named pools of
+//!   the allocation file, nested as deep as wanted), each with minimum
+//!   shares for map and reduce slots, a weight, maxima and job limits, and
+//!   FIFO or fair scheduling inside ([`alloc`], [`tree`]);
+//! * **fair shares** are max-min shares with minimum guarantees, computed
+//!   with the one routine [`crate::share::fair_shares`] at every level of the
+//!   hierarchy (seed 002 §3.1, Appendix A);
+//! * a free slot goes to the job farthest below its share, found by walking
+//!   the hierarchy in order (pools below their minimum first), with **delay
+//!   scheduling** so that small jobs and sticky slots do not ruin locality
+//!   (§4.2), per-class waits for **IO-rate biasing** (§4.3.2), and the wait
+//!   measured so that waiting never leaves slots idle for long while a job
+//!   is below its share (the SPARK-18886 lesson, [`crate::delay`]);
+//! * **preemption** kills the most recently launched tasks of pools over
+//!   their share when a pool stays starved past its timeouts (§3.2,
+//!   [`preempt`]);
+//! * **copy-compute splitting** lets nodes run more reducers than reduce
+//!   slots with computing limited to the slots and a per-job cap on copying
+//!   reducers per node, so that long jobs' reduces stop hoarding slots (§5.2);
+//! * **intermediate space** is admitted per node and, when disks fill,
+//!   reclaimed from the job that ranks last (§5.4, [`space`]).
+//!
+//! All state is kept here and updated only from `StateEvent`s and the
+//! `&ClusterState` the driver passes, so the same policy runs in the
+//! simulator and in the live master.
+
+pub mod alloc;
+pub mod preempt;
+pub mod space;
+pub mod tree;
+
+use crate::assign::ccs_copy_cap_ok;
+use crate::config::{PolicyInfo, Preset, SchedulerConfig};
+use crate::delay::{DelayMode, DelayScheduler, WaitClock};
+use crate::scheduler::{Action, Scheduler};
+use alloc::{AllocSpec, Allocations, Mode, PoolSpec, UserSpec};
+use mrsched_model::{
+    Cluster, Format, InputErrors, JobId, Locality, NodeId, Priority, Source, TaskKind, Time,
+};
+use mrsched_state::{ClusterState, Launch, StateEvent};
+use preempt::{PreemptConfig, Preemptor};
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+use space::{Space, Victim};
+use std::collections::{BTreeMap, BTreeSet};
+use tree::{Order, Tree, MAP, RED};
+
+/// `delay = "..."`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum DelayOpt {
+    /// No delay scheduling.
+    #[default]
+    Off,
+    /// Wait times T1, T2 (`locality_wait_s`).
+    Wait,
+    /// Skip counts D1, D2 (`skip_counts`).
+    Skip,
+}
+
+/// `wait_clock = "..."`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ClockOpt {
+    #[default]
+    SinceStarved,
+    HeartbeatGaps,
+}
+
+/// `order = "..."`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OrderOpt {
+    #[default]
+    FairShare,
+    Weight,
+}
+
+/// `eviction = "..."`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum EvictOpt {
+    #[default]
+    LatestSubmitted,
+    LeastProgress,
+}
+
+fn d_update() -> f64 {
+    0.5
+}
+fn d_waits() -> [f64; 2] {
+    [15.0, 15.0]
+}
+fn d_skips() -> [u32; 2] {
+    [20, 20]
+}
+fn d_threshold() -> f64 {
+    0.5
+}
+fn d_interval() -> f64 {
+    15.0
+}
+fn d_reservation() -> f64 {
+    10.0
+}
+
+/// The `[fair]` options table. See `docs/policies/fair.md`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FairOptions {
+    // --- the allocation file, inline (native TOML) or as a path ---
+    #[serde(default)]
+    allocation_file: Option<String>,
+    #[serde(default)]
+    pools: BTreeMap<String, PoolSpec>,
+    #[serde(default)]
+    users: BTreeMap<String, UserSpec>,
+    #[serde(default)]
+    pool_max_jobs_default: Option<u32>,
+    #[serde(default)]
+    user_max_jobs_default: Option<u32>,
+    #[serde(default)]
+    default_min_share_preemption_timeout_s: Option<f64>,
+    #[serde(default)]
+    fair_share_preemption_timeout_s: Option<f64>,
+    #[serde(default)]
+    default_pool_scheduling_mode: Option<Mode>,
+    // --- sharing ---
+    #[serde(default)]
+    order: OrderOpt,
+    #[serde(default = "d_update")]
+    update_interval_s: f64,
+    // --- preemption ---
+    #[serde(default)]
+    preemption: bool,
+    #[serde(default = "d_threshold")]
+    fair_share_preemption_threshold: f64,
+    #[serde(default = "d_interval")]
+    preemption_interval_s: f64,
+    #[serde(default = "d_reservation")]
+    preemption_reservation_s: f64,
+    // --- delay scheduling ---
+    #[serde(default)]
+    delay: DelayOpt,
+    #[serde(default = "d_waits")]
+    locality_wait_s: [f64; 2],
+    #[serde(default = "d_skips")]
+    skip_counts: [u32; 2],
+    #[serde(default)]
+    wait_clock: ClockOpt,
+    #[serde(default)]
+    class_locality_wait_s: BTreeMap<String, [f64; 2]>,
+    // --- reduces ---
+    #[serde(default)]
+    copy_compute_splitting: bool,
+    #[serde(default)]
+    max_reduces_per_node: Option<u32>,
+    // --- intermediate space ---
+    #[serde(default)]
+    eviction: EvictOpt,
+}
+
+/// The Fair Scheduler.
+pub struct FairScheduler {
+    label: String,
+    alloc: Allocations,
+    tree: Tree,
+    delay: DelayScheduler,
+    class_waits: BTreeMap<String, DelayMode>,
+    needs_beats: bool,
+    preempt: Preemptor,
+    space: Space,
+    ccs: bool,
+    max_reduces_per_node: Option<u32>,
+    update_interval: Time,
+    heartbeat: Time,
+    // Bookkeeping.
+    dirty: Vec<JobId>,
+    structure_dirty: bool,
+    demand_dirty: bool,
+    capacity_dirty: bool,
+    capacity: [f64; 2],
+    last_update: Option<Time>,
+    last_now: Time,
+    waiting: BTreeSet<(Time, JobId)>,
+    user_jobs: FxHashMap<String, u32>,
+    share_updates: u64,
+    warnings: Vec<String>,
+}
+
+impl FairScheduler {
+    fn new(label: String, o: &FairOptions, alloc: Allocations, cluster: &Cluster) -> FairScheduler {
+        let order = match o.order {
+            OrderOpt::FairShare => Order::FairShare,
+            OrderOpt::Weight => Order::Weight,
+        };
+        let secs = Time::from_secs_f64;
+        let mode = match o.delay {
+            DelayOpt::Off => DelayMode::Off,
+            DelayOpt::Wait => DelayMode::Wait {
+                node: secs(o.locality_wait_s[0]),
+                rack: secs(o.locality_wait_s[1]),
+            },
+            DelayOpt::Skip => DelayMode::Skip {
+                node: o.skip_counts[0],
+                rack: o.skip_counts[1],
+            },
+        };
+        let clock = match o.wait_clock {
+            ClockOpt::SinceStarved => WaitClock::SinceStarved,
+            ClockOpt::HeartbeatGaps => WaitClock::HeartbeatGaps,
+        };
+        let class_waits: BTreeMap<String, DelayMode> = o
+            .class_locality_wait_s
+            .iter()
+            .map(|(c, w)| {
+                (
+                    c.clone(),
+                    DelayMode::Wait {
+                        node: secs(w[0]),
+                        rack: secs(w[1]),
+                    },
+                )
+            })
+            .collect();
+        let delay = DelayScheduler::new(mode).with_clock(clock);
+        let needs_beats = delay.needs_every_heartbeat()
+            || (clock == WaitClock::HeartbeatGaps && !class_waits.is_empty());
+        let preempt = Preemptor::new(PreemptConfig {
+            enabled: o.preemption,
+            default_min_timeout: alloc.default_min_share_timeout,
+            fair_timeout: alloc.fair_share_timeout,
+            threshold: o.fair_share_preemption_threshold,
+            interval: secs(o.preemption_interval_s),
+            reservation: secs(o.preemption_reservation_s),
+        });
+        let disks = cluster.nodes.iter().any(|n| n.disk_mb.is_some());
+        let victim = match o.eviction {
+            EvictOpt::LatestSubmitted => Victim::LatestSubmitted,
+            EvictOpt::LeastProgress => Victim::LeastProgress,
+        };
+        let mut tree = Tree::new(order);
+        fn add(tree: &mut Tree, parent: u32, p: &alloc::PoolConf, a: &Allocations) {
+            let i = tree.add_pool(
+                parent,
+                &p.path,
+                p.mode.unwrap_or(a.default_mode),
+                p.min,
+                [
+                    p.max[0].unwrap_or(f64::INFINITY),
+                    p.max[1].unwrap_or(f64::INFINITY),
+                ],
+                p.weight,
+                p.max_running_jobs.or(a.pool_max_jobs_default),
+                p.min_share_timeout,
+            );
+            for c in &p.children {
+                add(tree, i, c, a);
+            }
+        }
+        for p in &alloc.pools {
+            add(&mut tree, 0, p, &alloc);
+        }
+        let mut warnings = alloc.warnings(cluster);
+        if o.preemption
+            && alloc.fair_share_timeout.is_none()
+            && alloc.default_min_share_timeout.is_none()
+            && alloc
+                .all_pools()
+                .iter()
+                .all(|p| p.min_share_timeout.is_none())
+        {
+            warnings.push(format!(
+                "{}: fair: preemption is on but no preemption timeout is set, so nothing is ever preempted",
+                alloc.file
+            ));
+        }
+        FairScheduler {
+            label,
+            alloc,
+            tree,
+            delay,
+            class_waits,
+            needs_beats,
+            preempt,
+            space: Space::new(disks, victim),
+            ccs: o.copy_compute_splitting,
+            max_reduces_per_node: o.max_reduces_per_node,
+            update_interval: secs(o.update_interval_s),
+            heartbeat: cluster.heartbeat.interval,
+            dirty: Vec::new(),
+            structure_dirty: true,
+            demand_dirty: false,
+            capacity_dirty: true,
+            capacity: [0.0; 2],
+            last_update: None,
+            last_now: Time::ZERO,
+            waiting: BTreeSet::new(),
+            user_jobs: FxHashMap::default(),
+            share_updates: 0,
+            warnings,
+        }
+    }
+
+    /// The hierarchy (for tests, benches and reports).
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Fair share of pool `path` for maps and reduces at the last update.
+    pub fn pool_share(&self, path: &str) -> Option<[f64; 2]> {
+        self.tree
+            .pool(path)
+            .map(|p| self.tree.nodes[p as usize].share)
+    }
+
+    /// Bring counts, capacities and shares up to date.
+    pub fn refresh(&mut self, st: &ClusterState) {
+        let now = st.now();
+        self.last_now = now;
+        if self.capacity_dirty {
+            self.capacity = capacity(st);
+            self.capacity_dirty = false;
+            self.structure_dirty = true;
+        }
+        if !self.dirty.is_empty() {
+            let dirty = std::mem::take(&mut self.dirty);
+            for j in &dirty {
+                self.sync(st, *j);
+            }
+            self.dirty = dirty;
+            self.dirty.clear();
+        }
+        let due = self
+            .last_update
+            .is_none_or(|t| now >= t + self.update_interval);
+        if self.structure_dirty || (self.demand_dirty && due) {
+            self.update_shares(now);
+        }
+    }
+
+    /// Recompute every fair share now.
+    pub fn update_shares(&mut self, now: Time) {
+        self.tree.update_shares(self.capacity);
+        self.share_updates += 1;
+        self.structure_dirty = false;
+        self.demand_dirty = false;
+        self.last_update = Some(now);
+        if self.preempt.cfg.enabled {
+            let pools: Vec<u32> = self.tree.pools().collect();
+            for p in pools {
+                for k in 0..2 {
+                    self.preempt.observe(&self.tree, p, k, now);
+                }
+            }
+        }
+    }
+
+    fn sync(&mut self, st: &ClusterState, j: JobId) {
+        let Some(i) = self.tree.job_node(j) else {
+            return;
+        };
+        let job = st.job(j);
+        let (run, pend) = if job.is_running() {
+            (
+                [job.map_counts.running, job.reduce_counts.running],
+                [job.pending_maps(), job.launchable_reduces()],
+            )
+        } else {
+            ([0, 0], [0, 0])
+        };
+        self.tree.set_counts(i, run, pend);
+        if self.preempt.cfg.enabled {
+            let now = st.now();
+            let parent = self.tree.nodes[i as usize].parent;
+            let anc: Vec<u32> = self.tree.path(parent).collect();
+            for p in anc {
+                for k in 0..2 {
+                    self.preempt.observe(&self.tree, p, k, now);
+                }
+            }
+        }
+    }
+
+    fn pool_for(&mut self, name: &str) -> u32 {
+        if let Some(p) = self.tree.pool(name) {
+            return p;
+        }
+        // Pools not in the allocation file are created on first use with
+        // the defaults (HFS: one pool per user).
+        self.tree.add_pool(
+            0,
+            name,
+            self.alloc.default_mode,
+            [0.0; 2],
+            [f64::INFINITY; 2],
+            1.0,
+            self.alloc.pool_max_jobs_default,
+            None,
+        )
+    }
+
+    fn user_room(&self, user: &str) -> bool {
+        let limit = self
+            .alloc
+            .users
+            .get(user)
+            .copied()
+            .or(self.alloc.user_max_jobs_default);
+        limit.is_none_or(|m| self.user_jobs.get(user).copied().unwrap_or(0) < m)
+    }
+
+    fn try_run(&mut self, st: &ClusterState, j: JobId) -> bool {
+        let spec = &st.job(j).spec;
+        let pool = self.pool_for(spec.pool_name());
+        if !(self.user_room(&spec.user) && self.tree.has_job_room(pool)) {
+            return false;
+        }
+        // In fair pools a job's priority is its weight: normal 1, each level
+        // doubles (HFS design doc, prior-work.md §6.3).
+        let weight = 2f64.powi(spec.priority as i32 - Priority::Normal as i32);
+        let job = st.job(j);
+        self.tree
+            .add_job(pool, j, job.submitted, spec.priority, weight);
+        *self.user_jobs.entry(spec.user.clone()).or_default() += 1;
+        self.sync(st, j);
+        true
+    }
+
+    fn admit(&mut self, st: &ClusterState, j: JobId) {
+        let job = st.job(j);
+        if let Some(m) = job
+            .spec
+            .class
+            .as_ref()
+            .and_then(|c| self.class_waits.get(c))
+        {
+            self.delay.set_job_mode(j, *m);
+        }
+        // Jobs become runnable in submit order: one waits if an earlier job
+        // of its user or pool still waits (MR1 behaviour).
+        let blocked = self.waiting.iter().any(|&(_, w)| {
+            let ws = &st.job(w).spec;
+            ws.user == job.spec.user || ws.pool_name() == job.spec.pool_name()
+        });
+        if blocked || !self.try_run(st, j) {
+            self.waiting.insert((job.submitted, j));
+        }
+        self.structure_dirty = true;
+    }
+
+    fn ended(&mut self, st: &ClusterState, j: JobId) {
+        let job = st.job(j);
+        if self.tree.job_node(j).is_some() {
+            self.tree.remove_job(j);
+            if let Some(c) = self.user_jobs.get_mut(&job.spec.user) {
+                *c = c.saturating_sub(1);
+            }
+            // Waiting jobs may run now, in submit order.
+            let waiting: Vec<(Time, JobId)> = self.waiting.iter().copied().collect();
+            for (t, w) in waiting {
+                if st.job(w).is_running() && self.try_run(st, w) {
+                    self.waiting.remove(&(t, w));
+                }
+            }
+        } else {
+            self.waiting.remove(&(job.submitted, j));
+        }
+        self.delay.forget(j);
+        self.structure_dirty = true;
+    }
+
+    fn launched(&mut self, j: JobId) {
+        self.dirty.push(j);
+    }
+
+    fn assign_map(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        let now = st.now();
+        if self.preempt.cfg.enabled {
+            for p in self.preempt.reservations_on(node, MAP, now) {
+                let (tree, space) = (&self.tree, &self.space);
+                let found = tree.walk(p, MAP, &mut |i| {
+                    let j = tree.nodes[i as usize].job?;
+                    // A starved pool takes its reserved slot whatever the
+                    // locality: it has waited past its timeout already.
+                    let (t, loc) = st.find_map_task(j, node, Locality::OffRack)?;
+                    space.fits(st, node, j, t).then_some((i, j, t, loc))
+                });
+                if let Some((i, j, t, loc)) = found {
+                    self.preempt.consume(node, p, MAP);
+                    let sat = self.satisfied(i);
+                    self.delay.launched_at(j, loc, now, sat);
+                    self.launched(j);
+                    return Some(Launch::map(j, t));
+                }
+            }
+        }
+        let Self {
+            tree, delay, space, ..
+        } = self;
+        let mut refused: Option<JobId> = None;
+        let found = tree.walk(0, MAP, &mut |i| {
+            let n = &tree.nodes[i as usize];
+            let j = n.job?;
+            match delay.peek(st, j, node) {
+                Some((t, loc)) => {
+                    if !space.fits(st, node, j, t) {
+                        refused.get_or_insert(j);
+                        return None;
+                    }
+                    let satisfied = (n.running[MAP] + 1) as f64 >= n.share[MAP] - 1e-9;
+                    delay.launched_at(j, loc, now, satisfied);
+                    Some((j, t))
+                }
+                None => {
+                    if st.job(j).pending_maps() > 0 {
+                        delay.skip_at(j, now);
+                    }
+                    None
+                }
+            }
+        });
+        if let Some(j) = refused {
+            let retry = self.heartbeat;
+            self.space.refused(st, node, j, retry);
+        }
+        let (j, t) = found?;
+        self.launched(j);
+        Some(Launch::map(j, t))
+    }
+
+    fn satisfied(&self, i: u32) -> bool {
+        let n = &self.tree.nodes[i as usize];
+        (n.running[MAP] + 1) as f64 >= n.share[MAP] - 1e-9
+    }
+
+    fn reduce_ok(&self, st: &ClusterState, j: JobId, node: NodeId) -> Option<u32> {
+        let t = st.next_pending_reduce(j)?;
+        if !ccs_copy_cap_ok(st, j, node) {
+            return None;
+        }
+        if let Some(cap) = self.max_reduces_per_node {
+            let here = st
+                .attempts_on(node)
+                .filter(|a| a.job == j && a.kind == TaskKind::Reduce)
+                .count() as u32;
+            if here >= cap {
+                return None;
+            }
+        }
+        Some(t)
+    }
+
+    fn assign_reduce(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        let now = st.now();
+        if self.preempt.cfg.enabled {
+            for p in self.preempt.reservations_on(node, RED, now) {
+                let found = self.tree.walk(p, RED, &mut |i| {
+                    let j = self.tree.nodes[i as usize].job?;
+                    self.reduce_ok(st, j, node).map(|t| (j, t))
+                });
+                if let Some((j, t)) = found {
+                    self.preempt.consume(node, p, RED);
+                    self.launched(j);
+                    return Some(Launch::reduce(j, t));
+                }
+            }
+        }
+        let (j, t) = self.tree.walk(0, RED, &mut |i| {
+            let j = self.tree.nodes[i as usize].job?;
+            self.reduce_ok(st, j, node).map(|t| (j, t))
+        })?;
+        self.launched(j);
+        Some(Launch::reduce(j, t))
+    }
+}
+
+/// Slots the scheduler shares, per kind: live nodes' map slots, and their
+/// reducer places (maxReducers under copy-compute splitting), less what
+/// other workloads take.
+fn capacity(st: &ClusterState) -> [f64; 2] {
+    let mut cap = [0u64; 2];
+    for (i, n) in st.cluster().nodes.iter().enumerate() {
+        let s = st.node(NodeId(i as u32));
+        if !s.alive {
+            continue;
+        }
+        if n.is_unified() {
+            let free = n.total_slots().saturating_sub(s.taken_map) as u64;
+            cap[0] += free;
+            cap[1] += free;
+        } else {
+            cap[0] += n.map_slots().saturating_sub(s.taken_map) as u64;
+            cap[1] += st
+                .reducer_limit(NodeId(i as u32))
+                .saturating_sub(s.taken_reduce) as u64;
+        }
+    }
+    [cap[0] as f64, cap[1] as f64]
+}
+
+impl Scheduler for FairScheduler {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
+        match ev {
+            StateEvent::JobAdmitted(j) => self.admit(st, *j),
+            StateEvent::JobEnded(j) => self.ended(st, *j),
+            StateEvent::AttemptEnded(a) => {
+                for t in a.tasks() {
+                    self.dirty.push(t.job);
+                }
+                self.demand_dirty = true;
+            }
+            StateEvent::MapsDone(j)
+            | StateEvent::ReducesReady(j)
+            | StateEvent::MapOutputLost { job: j, .. } => {
+                self.dirty.push(*j);
+                self.demand_dirty = true;
+            }
+            StateEvent::NodeLost(n) => {
+                self.capacity_dirty = true;
+                self.preempt.node_lost(*n);
+            }
+            StateEvent::NodeRecovered(_) | StateEvent::CapacityChanged(_) => {
+                self.capacity_dirty = true;
+            }
+            _ => return,
+        }
+        // Starvation clocks must run even when no node heartbeats (a full
+        // cluster sleeps in the simulator); otherwise shares are brought up
+        // to date lazily, at the next heartbeat.
+        if self.preempt.cfg.enabled {
+            self.refresh(st);
+        }
+    }
+
+    fn on_heartbeat(&mut self, st: &ClusterState, _node: NodeId) {
+        self.delay.on_heartbeat(st.now());
+    }
+
+    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        self.refresh(st);
+        if st.free_map_slots(node) > 0 && st.pending_maps_total() > 0 {
+            if let Some(l) = self.assign_map(st, node) {
+                return Some(l);
+            }
+        }
+        if st.free_reduce_slots(node) > 0 && st.launchable_reduces_total() > 0 {
+            if let Some(l) = self.assign_reduce(st, node) {
+                return Some(l);
+            }
+        }
+        None
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        let space = self.space.has_pending().then_some(self.last_now);
+        let pre = if self.preempt.cfg.enabled {
+            self.preempt.next_due(&self.tree)
+        } else {
+            None
+        };
+        match (space, pre) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn on_timer(&mut self, st: &ClusterState) -> Vec<Action> {
+        self.refresh(st);
+        let mut out: Vec<Action> = self
+            .space
+            .take()
+            .into_iter()
+            .map(|(job, node)| Action::EvictOutputs { job, node })
+            .collect();
+        if self.preempt.cfg.enabled {
+            out.extend(
+                self.preempt
+                    .round(st, &self.tree, st.now())
+                    .into_iter()
+                    .map(Action::Kill),
+            );
+        }
+        out
+    }
+
+    fn needs_every_heartbeat(&self) -> bool {
+        self.needs_beats
+    }
+
+    fn copy_compute_splitting(&self) -> bool {
+        self.ccs
+    }
+
+    fn stats(&self) -> BTreeMap<String, f64> {
+        let mut m = BTreeMap::new();
+        m.insert("preemption_kills".into(), self.preempt.kills as f64);
+        m.insert(
+            "reserved_slots_used".into(),
+            self.preempt.reservations_used as f64,
+        );
+        m.insert("evictions".into(), self.space.evictions as f64);
+        m.insert("space_refusals".into(), self.space.refusals as f64);
+        m.insert("share_updates".into(), self.share_updates as f64);
+        m
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+}
+
+/// Build the allocations of a configuration: inline, or from
+/// `allocation_file` (relative to the configuration file).
+fn allocations(cfg: &SchedulerConfig, o: &FairOptions) -> Result<Allocations, InputErrors> {
+    let inline = AllocSpec {
+        pools: o.pools.clone(),
+        users: o.users.clone(),
+        pool_max_jobs_default: o.pool_max_jobs_default,
+        user_max_jobs_default: o.user_max_jobs_default,
+        default_min_share_preemption_timeout_s: o.default_min_share_preemption_timeout_s,
+        fair_share_preemption_timeout_s: o.fair_share_preemption_timeout_s,
+        default_pool_scheduling_mode: o.default_pool_scheduling_mode,
+    };
+    match &o.allocation_file {
+        None => inline.resolve(&cfg.source, &format!("{}.", cfg.policy)),
+        Some(f) => {
+            if !inline.is_empty() {
+                return Err(cfg
+                    .source
+                    .error(
+                        "fair.allocation_file",
+                        "give pools, users and defaults either inline or in allocation_file, not both",
+                    )
+                    .into());
+            }
+            let base = std::path::Path::new(&cfg.source.label)
+                .parent()
+                .map(|p| p.to_path_buf())
+                .unwrap_or_default();
+            let path = base.join(f);
+            let src = Source::read(&path).map_err(|e| {
+                InputErrors::from(
+                    cfg.source
+                        .error("fair.allocation_file", e.message)
+                        .at_line(cfg.source.line_of("fair.allocation_file")),
+                )
+            })?;
+            let src = Source {
+                format: Format::from_path(&path),
+                ..src
+            };
+            Allocations::from_source(&src)
+        }
+    }
+}
+
+fn check(cfg: &SchedulerConfig, o: &FairOptions) -> Result<(), InputErrors> {
+    let mut errs = InputErrors::new();
+    let field = |f: &str| format!("{}.{f}", cfg.policy);
+    let secs_ok = |v: f64| v.is_finite() && v >= 0.0;
+    for (name, v) in [
+        ("update_interval_s", o.update_interval_s),
+        ("preemption_interval_s", o.preemption_interval_s),
+        ("preemption_reservation_s", o.preemption_reservation_s),
+    ] {
+        if !secs_ok(v) {
+            errs.push(
+                cfg.source
+                    .error(field(name), "must be a number of seconds >= 0"),
+            );
+        }
+    }
+    if !(o.fair_share_preemption_threshold.is_finite()
+        && (0.0..=1.0).contains(&o.fair_share_preemption_threshold))
+    {
+        errs.push(cfg.source.error(
+            field("fair_share_preemption_threshold"),
+            "must be a fraction between 0 and 1",
+        ));
+    }
+    if !o.locality_wait_s.iter().all(|v| secs_ok(*v)) {
+        errs.push(cfg.source.error(
+            field("locality_wait_s"),
+            "must be two numbers of seconds >= 0: [node_to_rack, rack_to_any]",
+        ));
+    }
+    for (c, w) in &o.class_locality_wait_s {
+        if !w.iter().all(|v| secs_ok(*v)) {
+            errs.push(cfg.source.error(
+                format!("{}.class_locality_wait_s.{c}", cfg.policy),
+                "must be two numbers of seconds >= 0",
+            ));
+        }
+    }
+    if o.max_reduces_per_node == Some(0) {
+        errs.push(cfg.source.error(
+            field("max_reduces_per_node"),
+            "must be at least 1 (or left out for no cap)",
+        ));
+    }
+    errs.into_result(())
+}
+
+fn build(cfg: &SchedulerConfig, cluster: &Cluster) -> Result<Box<dyn Scheduler>, InputErrors> {
+    let o: FairOptions = cfg.options()?;
+    check(cfg, &o)?;
+    let alloc = allocations(cfg, &o)?;
+    Ok(Box::new(FairScheduler::new(
+        cfg.label.clone(),
+        &o,
+        alloc,
+        cluster,
+    )))
+}
+
+/// Build directly from an options table (tests, benches).
+pub fn from_toml(options: &str, cluster: &Cluster) -> Result<FairScheduler, InputErrors> {
+    // Table headers in `options` are relative to [fair].
+    let body: String = options
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            if let Some(rest) = t.strip_prefix("[[") {
+                format!("[[fair.{rest}\n")
+            } else if let Some(rest) = t.strip_prefix('[') {
+                format!("[fair.{rest}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let text = format!("policy = \"fair\"\n[fair]\n{body}");
+    let cfg = SchedulerConfig::from_source(&Source::new("<fair>", text, Format::Toml))?;
+    let o: FairOptions = cfg.options()?;
+    check(&cfg, &o)?;
+    let alloc = allocations(&cfg, &o)?;
+    Ok(FairScheduler::new("fair".into(), &o, alloc, cluster))
+}
+
+/// Registry entry.
+pub fn info() -> PolicyInfo {
+    PolicyInfo {
+        name: "fair",
+        about: "Fair Scheduler (seed 002): pools, min shares, preemption, delay scheduling, copy-compute splitting",
+        build,
+    }
+}
+
+/// Presets.
+pub fn presets() -> Vec<Preset> {
+    vec![
+        Preset {
+            name: "fair",
+            about: "Fair Scheduler: one pool per user, max-min fair shares, no delay scheduling",
+            toml: "policy = \"fair\"\n",
+        },
+        Preset {
+            name: "fair+delay",
+            about: "Fair Scheduler with delay scheduling (T1 = T2 = 15 s)",
+            toml: "policy = \"fair\"\n[fair]\ndelay = \"wait\"\n",
+        },
+        Preset {
+            name: "fair+ccs",
+            about: "Fair Scheduler with copy-compute splitting",
+            toml: "policy = \"fair\"\n[fair]\ncopy_compute_splitting = true\n",
+        },
+        Preset {
+            name: "fair+ccs+delay",
+            about: "Fair Scheduler with copy-compute splitting and delay scheduling (all of seed 002)",
+            toml: "policy = \"fair\"\n[fair]\ncopy_compute_splitting = true\ndelay = \"wait\"\n",
+        },
+        Preset {
+            name: "fair+preemption",
+            about: "Fair Scheduler killing tasks for pools below half their fair share for 30 s",
+            toml: "policy = \"fair\"\n[fair]\npreemption = true\nfair_share_preemption_timeout_s = 30\ndefault_min_share_preemption_timeout_s = 15\npreemption_interval_s = 5\n",
+        },
+        Preset {
+            name: "fair+hfs-delay",
+            about: "Fair Scheduler with delay scheduling timed as HFS does (wait grows per heartbeat, resets on every launch)",
+            toml: "policy = \"fair\"\n[fair]\ndelay = \"wait\"\nwait_clock = \"heartbeat_gaps\"\n",
+        },
+        Preset {
+            name: "fair+skip-delay",
+            about: "Fair Scheduler with skip-count delay scheduling (D1 = D2 = 20 skips)",
+            toml: "policy = \"fair\"\n[fair]\ndelay = \"skip\"\n",
+        },
+        Preset {
+            name: "fair+iobias",
+            about: "Fair Scheduler with IO-rate biasing: 10 s waits, none for jobs of class `cpu`",
+            toml: "policy = \"fair\"\n[fair]\ndelay = \"wait\"\nlocality_wait_s = [10, 10]\nclass_locality_wait_s = { cpu = [0, 0] }\n",
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests;
