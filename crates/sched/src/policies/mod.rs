@@ -1,4 +1,5 @@
 //! One module per policy family. Each exports `info()` (its registry entry)
 //! and `presets()`, and builds on the shared machinery of this crate.
 
+pub mod adaptive;
 pub mod fifo;
