@@ -192,6 +192,14 @@ pub fn reverse_schedule(
     let window = (first_end - t0).min(cycle.as_secs_f64()).max(1e-9);
     let first_cap = cap.integral(t0, first_end);
     let next_rate = cap.integral(t0, t0 + window) / window;
+    // Slots now per slot-second of first-period work: next-cycle capacity
+    // over the period's (1 / length when capacity is constant, and when the
+    // forecast leaves nothing at all in the period).
+    let per_work = if first_cap > 0.0 {
+        next_rate / first_cap
+    } else {
+        1.0 / (first_end - t0)
+    };
     let raw = (0..jobs.len())
         .map(|j| {
             if goals[j] <= t0 {
@@ -205,10 +213,8 @@ pub fn reverse_schedule(
             let now_work = first + work[j];
             if now_work <= 0.0 {
                 0.0
-            } else if first_cap <= 0.0 {
-                f64::INFINITY
             } else {
-                now_work * next_rate / first_cap
+                now_work * per_work
             }
         })
         .collect();

@@ -112,6 +112,8 @@ pub struct CycleEntry {
     pub allocation: u32,
     /// Most slots it could use.
     pub max: u32,
+    /// Predicted completion (goal jobs with slots).
+    pub predicted: Option<Time>,
 }
 
 /// The Adaptive / Reverse-Adaptive scheduler.
@@ -272,11 +274,13 @@ impl Adaptive {
 
         // Predictions of goal jobs that hold slots.
         let total: u32 = (0..rows.len()).map(|i| self.matrix.job_total(i)).sum();
+        let mut predicted = vec![None; rows.len()];
         for &(i, _) in &goal_rows {
             let alloc = self.matrix.job_total(i);
             let work = rows[i].pending_work_s() + rows[i].running_left_s;
             if let Some(p) = predict_completion(now, work, alloc, total, &curve) {
                 self.predictions.record(rows[i].job, now, p);
+                predicted[i] = Some(p);
             }
         }
 
@@ -289,6 +293,7 @@ impl Adaptive {
                 estimate: j.estimate,
                 allocation: self.matrix.job_total(i),
                 max: j.max,
+                predicted: predicted[i],
             })
             .collect();
         // Reduces are served in goal order, best effort last (our choice:
