@@ -8,6 +8,10 @@
 
 #![warn(missing_docs)]
 
+pub mod adaptive_common;
+pub mod adaptive_exp1;
+pub mod adaptive_exp2;
+pub mod adaptive_exp3;
 pub mod common;
 pub mod fifo_locality;
 
@@ -67,7 +71,12 @@ pub struct Experiment {
 
 /// Every experiment.
 pub fn experiments() -> Vec<Experiment> {
-    vec![fifo_locality::EXPERIMENT]
+    vec![
+        fifo_locality::EXPERIMENT,
+        adaptive_exp1::EXPERIMENT,
+        adaptive_exp2::EXPERIMENT,
+        adaptive_exp3::EXPERIMENT,
+    ]
 }
 
 /// Find an experiment by name.

@@ -1,8 +1,8 @@
 //! Property tests of the Adaptive / Reverse-Adaptive family.
 //!
-//! * The placement never asks a node for more than its capacity: new tasks
-//!   only go to spare slots, running tasks stay (they are never killed), and
-//!   no spare slot is left while some job could use it.
+//! * The placement never asks a node for more than its capacity; it hands
+//!   out every slot some job can use (goal jobs before best-effort ones) and
+//!   keeps running maps where they run when they still fit.
 //! * With constant capacity, Reverse-Adaptive behaves like Adaptive, in this
 //!   precise sense (docs/policies/adaptive.md, "Constant capacity"):
 //!   1. both plan with the same capacity on every node and in total;
@@ -15,7 +15,7 @@
 use mrsched_model::{Cluster, JobId, JobSpec, NodeId, Time};
 use mrsched_sched::policies::adaptive::capacity::{node_capacity, CapacityCurve, CapacityView};
 use mrsched_sched::policies::adaptive::estimate::{reverse_schedule, s_req, FitJob};
-use mrsched_sched::policies::adaptive::placement::{place, PlaceJob, PlaceNode};
+use mrsched_sched::policies::adaptive::placement::{place, PlaceJob};
 use mrsched_sched::policies::adaptive::status::JobRow;
 use mrsched_sched::policies::adaptive::utility::clamp_estimate;
 use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions};
@@ -24,7 +24,7 @@ use mrsched_state::{ClusterState, Launch};
 use proptest::prelude::*;
 
 /// Random placement inputs: jobs (goal or best effort, estimate, pending),
-/// nodes (capacity, running maps of which jobs, extra used slots).
+/// nodes (capacity, running maps of which jobs).
 #[derive(Clone, Debug)]
 struct Case {
     /// `(goal, estimate, pending)`.
@@ -32,8 +32,8 @@ struct Case {
     nodes: Vec<NodeCase>,
 }
 
-/// `(capacity, running (job, maps), other used slots)`.
-type NodeCase = (u32, Vec<(usize, u32)>, u32);
+/// `(capacity, running (job, maps))`.
+type NodeCase = (u32, Vec<(usize, u32)>);
 
 fn case() -> impl Strategy<Value = Case> {
     (1usize..12, 1usize..10).prop_flat_map(|(nj, nn)| {
@@ -42,11 +42,7 @@ fn case() -> impl Strategy<Value = Case> {
             nj,
         );
         let nodes = prop::collection::vec(
-            (
-                0u32..12,
-                prop::collection::vec((0..nj, 1u32..4), 0..4),
-                0u32..3,
-            ),
+            (0u32..12, prop::collection::vec((0..nj, 1u32..4), 0..4)),
             nn,
         );
         (jobs, nodes).prop_map(|(jobs, nodes)| Case { jobs, nodes })
@@ -60,15 +56,13 @@ proptest! {
     fn placement_never_exceeds_capacity(c in case()) {
         let mut running_of = vec![0u32; c.jobs.len()];
         let mut running = Vec::new();
-        let mut nodes = Vec::new();
-        for (i, (cap, runs, extra)) in c.nodes.iter().enumerate() {
-            let mut used = *extra;
+        let mut capacity = Vec::new();
+        for (i, (cap, runs)) in c.nodes.iter().enumerate() {
             for &(j, k) in runs {
                 running.push((j, NodeId(i as u32), k));
                 running_of[j] += k;
-                used += k;
             }
-            nodes.push(PlaceNode { capacity: *cap, used });
+            capacity.push(*cap);
         }
         let jobs: Vec<PlaceJob> = c.jobs.iter().enumerate().map(|(i, &(goal, est, pending))| {
             let max = pending + running_of[i];
@@ -80,29 +74,39 @@ proptest! {
                 max,
             }
         }).collect();
-        let p = place(&jobs, &nodes, &running);
-        let mut new_total = 0u32;
-        for (i, n) in nodes.iter().enumerate() {
-            let id = NodeId(i as u32);
-            // New tasks only on spare slots; the matrix never allows more
-            // than the capacity, except tasks that were already running.
-            prop_assert!(p.node_new(id) <= n.spare(), "node {i}: {} new, {} spare", p.node_new(id), n.spare());
-            let running_here: u32 = running.iter().filter(|r| r.1 == id).map(|r| r.2).sum();
-            prop_assert_eq!(p.node_total(id), running_here + p.node_new(id));
-            prop_assert!(p.node_total(id) + (n.used - running_here) <= n.capacity.max(n.used));
-            new_total += p.node_new(id);
-        }
-        for &(j, n, k) in &running {
-            prop_assert!(p.get(JobId(j as u32), n) >= k, "running tasks stay");
+        let p = place(&jobs, &capacity, &running);
+        for (i, &cap) in capacity.iter().enumerate() {
+            let n = NodeId(i as u32);
+            prop_assert!(p.node_total(n) <= cap, "node {i}: {} allowed, capacity {cap}", p.node_total(n));
         }
         for (r, j) in jobs.iter().enumerate() {
-            prop_assert!(p.job_total(r) <= j.max.max(running_of[r]));
+            // No job gets more than it can use, and rows add up.
+            prop_assert!(p.job_total(r) <= j.max);
+            let row: u32 = (0..capacity.len()).map(|n| p.get(j.job, NodeId(n as u32))).sum();
+            prop_assert_eq!(row, p.job_total(r));
         }
-        // Work conserving within the capacity: every spare slot is used or
-        // every job is at its maximum.
-        let spare: u32 = nodes.iter().map(|n| n.spare()).sum();
-        let room: u32 = jobs.iter().enumerate().map(|(r, j)| j.max - running_of[r]).sum();
-        prop_assert_eq!(new_total, spare.min(room));
+        // Work conserving: every slot is allowed to someone, or every job
+        // has all it can use.
+        let total: u32 = capacity.iter().sum();
+        let demand: u32 = jobs.iter().map(|j| j.max).sum();
+        let allowed: u32 = (0..capacity.len()).map(|n| p.node_total(NodeId(n as u32))).sum();
+        prop_assert_eq!(allowed, total.min(demand));
+        // Goal jobs first: a best-effort job has slots only if every goal
+        // job has all it can use.
+        let be_slots: u32 = jobs.iter().enumerate().filter(|(_, j)| j.goal.is_none()).map(|(r, _)| p.job_total(r)).sum();
+        if be_slots > 0 {
+            for (r, j) in jobs.iter().enumerate().filter(|(_, j)| j.goal.is_some()) {
+                prop_assert_eq!(p.job_total(r), j.max);
+            }
+        }
+        // Running maps stay where they are when the job keeps at least as
+        // many slots as it runs and no node's capacity is short.
+        for &(j, n, k) in &running {
+            let node_running: u32 = running.iter().filter(|r| r.1 == n).map(|r| r.2).sum();
+            if p.job_total(j) >= running_of[j] && node_running <= capacity[n.idx()] {
+                prop_assert!(p.get(JobId(j as u32), n) >= k);
+            }
+        }
     }
 
     #[test]
@@ -122,6 +126,7 @@ proptest! {
                 running,
                 mean_map_s: mu,
                 running_left_s: 0.0,
+                running_max_left_s: 0.0,
             }, Time::from_secs(g))
         }).collect();
         let fit: Vec<FitJob> = rows.iter().map(|(r, g)| FitJob::from_row(r, *g)).collect();

@@ -240,6 +240,7 @@ mod tests {
             running,
             mean_map_s: mu,
             running_left_s: 0.0,
+            running_max_left_s: 0.0,
         }
     }
 

@@ -44,8 +44,8 @@ use capacity::{node_capacity, CapacityCurve, CapacityView};
 use estimate::{reverse_schedule, s_req, Estimator, FitJob};
 use mrsched_model::{Cluster, InputErrors, JobId, Locality, NodeId, TaskKind, Time};
 use mrsched_state::{ClusterState, JobStatus, Launch, StateEvent};
-use placement::{place, PlaceJob, PlaceNode, PlacementMatrix};
-use predict::{accuracy, predict_completion, Prediction, PredictionLog};
+use placement::{place, PlaceJob, PlacementMatrix};
+use predict::{accuracy, predict_completions, FluidJob, Prediction, PredictionLog};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use status::{JobRow, StatusUpdater};
@@ -178,11 +178,9 @@ impl Adaptive {
     }
 
     /// The total capacity this scheduler plans with from now on.
-    fn capacity_curve(&self, st: &ClusterState, nodes: &[PlaceNode]) -> CapacityCurve {
+    fn capacity_curve(&self, st: &ClusterState, capacity: &[u32]) -> CapacityCurve {
         match self.opts.capacity {
-            CapacityView::Now => {
-                CapacityCurve::constant(nodes.iter().map(|n| n.capacity as f64).sum())
-            }
+            CapacityView::Now => CapacityCurve::constant(capacity.iter().map(|&c| c as f64).sum()),
             CapacityView::Forecast => {
                 // Node losses are not forecast: the curve is scaled by the
                 // share of map slots on live nodes (our choice).
@@ -213,15 +211,17 @@ impl Adaptive {
             rows.iter().enumerate().map(|(i, r)| (r.job, i)).collect();
 
         // Capacity of every node for the next cycle, and what runs there.
-        let mut nodes = Vec::with_capacity(st.nodes().len());
+        let mut capacity = Vec::with_capacity(st.nodes().len());
         let mut running: Vec<(usize, NodeId, u32)> = Vec::new();
         for i in 0..st.nodes().len() {
             let n = NodeId(i as u32);
-            let capacity = node_capacity(st, self.opts.capacity, n, self.cycle, &self.change_times);
-            let s = st.node(n);
-            let unified = st.cluster().node(n).is_unified();
-            let used = s.running_maps + if unified { s.running_reduces } else { 0 };
-            nodes.push(PlaceNode { capacity, used });
+            let mut c = node_capacity(st, self.opts.capacity, n, self.cycle, &self.change_times);
+            if st.cluster().node(n).is_unified() {
+                // Unified slots also run reduces: those they hold are not
+                // free for maps.
+                c = c.saturating_sub(st.node(n).running_reduces);
+            }
+            capacity.push(c);
             let start = running.len();
             for a in st.attempts_on(n).filter(|a| a.kind == TaskKind::Map) {
                 if let Some(&r) = row_of.get(&a.job) {
@@ -232,7 +232,7 @@ impl Adaptive {
                 }
             }
         }
-        let curve = self.capacity_curve(st, &nodes);
+        let curve = self.capacity_curve(st, &capacity);
 
         // Estimates (the only place the two schedulers' estimators differ).
         let mut estimates = vec![0u32; rows.len()];
@@ -270,17 +270,25 @@ impl Adaptive {
                 max: r.max_slots(),
             })
             .collect();
-        self.matrix = place(&jobs, &nodes, &running);
+        self.matrix = place(&jobs, &capacity, &running);
 
-        // Predictions of goal jobs that hold slots.
-        let total: u32 = (0..rows.len()).map(|i| self.matrix.job_total(i)).sum();
-        let mut predicted = vec![None; rows.len()];
-        for &(i, _) in &goal_rows {
-            let alloc = self.matrix.job_total(i);
-            let work = rows[i].pending_work_s() + rows[i].running_left_s;
-            if let Some(p) = predict_completion(now, work, alloc, total, &curve) {
-                self.predictions.record(rows[i].job, now, p);
-                predicted[i] = Some(p);
+        // Predictions (of goal jobs that hold slots; every job with slots
+        // takes part in the sharing).
+        let fluid: Vec<FluidJob> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| FluidJob {
+                work_s: r.remaining_work_s(),
+                slots: self.matrix.job_total(i),
+                max: r.max_slots(),
+                floor_s: r.floor_s(),
+            })
+            .collect();
+        let mut predicted = predict_completions(now, &fluid, &curve);
+        for (i, r) in rows.iter().enumerate() {
+            match (r.goal, predicted[i]) {
+                (Some(_), Some(p)) => self.predictions.record(r.job, now, p),
+                _ => predicted[i] = None,
             }
         }
 
@@ -376,10 +384,7 @@ impl Scheduler for Adaptive {
             m.insert("predictions".into(), a.count as f64);
             m.insert("prediction_mean_abs_error_s".into(), a.mean_abs_error_s);
             m.insert("prediction_mean_error_s".into(), a.mean_error_s);
-            m.insert(
-                "prediction_mean_relative_error".into(),
-                a.mean_relative_error,
-            );
+            m.insert("prediction_relative_error".into(), a.relative_error);
             m.insert("prediction_within_10pct".into(), a.within_10pct);
         }
         m

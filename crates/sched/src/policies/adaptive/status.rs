@@ -30,6 +30,8 @@ pub struct JobRow {
     /// Expected time left of the running maps, seconds in total
     /// (`max(μ - elapsed, 0)` each); used by predictions only.
     pub running_left_s: f64,
+    /// The longest of those, seconds.
+    pub running_max_left_s: f64,
 }
 
 impl JobRow {
@@ -44,6 +46,22 @@ impl JobRow {
     /// Pending work, slot-seconds: `s_pend x μ`.
     pub fn pending_work_s(&self) -> f64 {
         self.pending as f64 * self.mean_map_s
+    }
+
+    /// Remaining work, slot-seconds: pending work plus what the running
+    /// maps still need.
+    pub fn remaining_work_s(&self) -> f64 {
+        self.pending_work_s() + self.running_left_s
+    }
+
+    /// The job cannot end sooner than this many seconds from now: one more
+    /// map time if a map is pending, else its longest running map's rest.
+    pub fn floor_s(&self) -> f64 {
+        if self.pending > 0 {
+            self.mean_map_s
+        } else {
+            self.running_max_left_s
+        }
     }
 }
 
@@ -77,11 +95,15 @@ impl StatusUpdater {
                 .unwrap_or_else(|| profile_map_s(st.cluster(), &job.spec)),
         };
         let now = st.now();
-        let running_left_s = st
+        let (mut running_left_s, mut running_max_left_s) = (0.0, 0.0f64);
+        for a in st
             .running_attempts_of(j)
             .filter(|a| a.kind == TaskKind::Map)
-            .map(|a| (mu - a.elapsed(now).as_secs_f64()).max(0.0))
-            .sum();
+        {
+            let left = (mu - a.elapsed(now).as_secs_f64()).max(0.0);
+            running_left_s += left;
+            running_max_left_s = running_max_left_s.max(left);
+        }
         JobRow {
             job: j,
             goal: job.spec.abs_goal(),
@@ -90,6 +112,7 @@ impl StatusUpdater {
             running: job.map_counts.running,
             mean_map_s: mu,
             running_left_s,
+            running_max_left_s,
         }
     }
 }
