@@ -12,6 +12,7 @@ use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_metrics::report::quantile;
 use mrsched_metrics::Report;
 use mrsched_model::{Cluster, Workload};
+use mrsched_sched::policies::adaptive::capacity::CapacityCurve;
 use mrsched_sched::policies::adaptive::predict::{accuracy, Prediction};
 use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions};
 use mrsched_sched::policies::fifo::Fifo;
@@ -286,22 +287,25 @@ pub fn distance_cdf(
     Ok(file.to_string())
 }
 
-/// Available slots and busy slots over time under each scheduler (first
-/// seed); returns the file name.
+/// Map slots left to MapReduce (the forecast of `cluster`) and busy slots
+/// over time under each scheduler (first seed; the jobs are map-only);
+/// returns the file name.
 pub fn capacity_timeline(
     ctx: &ExpContext,
     file: &str,
     title: &str,
     c: &Comparison,
+    cluster: &Cluster,
 ) -> Result<String, ExpError> {
     let mut series = Vec::new();
     if let Some(r) = c.first.first() {
+        let curve = CapacityCurve::forecast(cluster);
         series.push(Series {
-            label: "available to MapReduce".into(),
+            label: "map slots left to MapReduce".into(),
             points: r
                 .timeline
                 .iter()
-                .map(|s| (s.t_s, s.available_slots as f64))
+                .map(|s| (s.t_s, curve.at(s.t_s)))
                 .collect(),
         });
     }

@@ -32,8 +32,9 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let tl = capacity_timeline(
         ctx,
         "adaptive-exp1-timeline.svg",
-        "Exp. 1: slots available and busy (first seed)",
+        "Exp. 1: map slots available and busy (first seed)",
         &c,
+        &cluster,
     )?;
     let h = headlines(&c);
     let (f, a, r) = (h[0], h[1], h[2]);

@@ -37,6 +37,10 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         });
     }
     let main = &points[PEAKS.len() - 1].comparison;
+    let main_cluster = shared_with(
+        "shared-100-day",
+        &format!("kind = \"sine\"\nmin_fraction = 0.1\nmax_fraction = {}\nperiod_s = 7200\nstep_s = 60\nuntil_s = 86400\n", PEAKS[PEAKS.len() - 1]),
+    )?;
     let sweep = sweep_chart(
         ctx,
         "adaptive-exp2-sweep.svg",
@@ -53,8 +57,9 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let tl = capacity_timeline(
         ctx,
         "adaptive-exp2-timeline.svg",
-        "Exp. 2 (10%-70%): slots available and busy (first seed)",
+        "Exp. 2 (10%-70%): map slots available and busy (first seed)",
         main,
+        &main_cluster,
     )?;
     let (lines, versus) = sweep_reading(&points);
     let h = headlines(main);

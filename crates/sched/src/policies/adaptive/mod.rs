@@ -429,3 +429,52 @@ pub fn presets() -> Vec<Preset> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrsched_model::{Format, Source};
+
+    fn cluster() -> Cluster {
+        Cluster::from_toml_str("c", "[[nodes]]\nmap_slots = 2\n").unwrap()
+    }
+
+    fn build_text(text: &str) -> Result<Box<dyn Scheduler>, InputErrors> {
+        let cfg = SchedulerConfig::from_source(&Source::new("s.toml", text, Format::Toml))?;
+        cfg.build(&cluster())
+    }
+
+    #[test]
+    fn presets_are_the_two_schedulers() {
+        let c = cluster();
+        for (preset, name) in [
+            ("adaptive", "adaptive"),
+            ("reverse-adaptive", "reverse-adaptive"),
+        ] {
+            let s = SchedulerConfig::preset(preset).unwrap().build(&c).unwrap();
+            assert_eq!(s.name(), name);
+        }
+        let mixed = build_text("policy = \"adaptive\"\n[adaptive]\nestimator = \"fit\"\n").unwrap();
+        assert_eq!(mixed.name(), "adaptive(fit, now)");
+    }
+
+    #[test]
+    fn option_errors_name_the_line_and_field() {
+        let e = build_text("policy = \"adaptive\"\n[adaptive]\nestimator = \"fitt\"\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("s.toml:3: adaptive.estimator"), "{e}");
+        let e = build_text("policy = \"adaptive\"\n[adaptive]\ncycle_s = 0\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("s.toml:3: adaptive.cycle_s"), "{e}");
+        assert!(e.contains("positive"), "{e}");
+        let e = build_text("policy = \"adaptive\"\n[adaptive]\ncycle = 5\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("cycle"), "{e}");
+    }
+}
