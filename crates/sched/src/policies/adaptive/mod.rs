@@ -50,6 +50,7 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use status::{JobRow, StatusUpdater};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use utility::clamp_estimate;
 
 fn default_cycle() -> f64 {
@@ -121,7 +122,7 @@ pub struct Adaptive {
     opts: AdaptiveOptions,
     cycle: Time,
     status: StatusUpdater,
-    forecast: CapacityCurve,
+    forecast: Arc<CapacityCurve>,
     all_map_slots: u64,
     change_times: Vec<Time>,
     matrix: PlacementMatrix,
@@ -140,7 +141,7 @@ impl Adaptive {
             opts,
             cycle,
             status: StatusUpdater::default(),
-            forecast: CapacityCurve::forecast(cluster),
+            forecast: Arc::new(CapacityCurve::forecast(cluster)),
             all_map_slots: cluster.nodes.iter().map(|n| n.map_slots() as u64).sum(),
             change_times: cluster.capacity_change_times(),
             matrix: PlacementMatrix::empty(cluster.nodes.len()),
@@ -178,9 +179,11 @@ impl Adaptive {
     }
 
     /// The total capacity this scheduler plans with from now on.
-    fn capacity_curve(&self, st: &ClusterState, capacity: &[u32]) -> CapacityCurve {
+    fn capacity_curve(&self, st: &ClusterState, capacity: &[u32]) -> Arc<CapacityCurve> {
         match self.opts.capacity {
-            CapacityView::Now => CapacityCurve::constant(capacity.iter().map(|&c| c as f64).sum()),
+            CapacityView::Now => Arc::new(CapacityCurve::constant(
+                capacity.iter().map(|&c| c as f64).sum(),
+            )),
             CapacityView::Forecast => {
                 // Node losses are not forecast: the curve is scaled by the
                 // share of map slots on live nodes (our choice).
@@ -189,10 +192,12 @@ impl Adaptive {
                     .map(|i| st.cluster().nodes[i].map_slots() as u64)
                     .sum();
                 if alive == self.all_map_slots {
-                    self.forecast.clone()
+                    Arc::clone(&self.forecast)
                 } else {
-                    self.forecast
-                        .scaled(alive as f64 / self.all_map_slots.max(1) as f64)
+                    Arc::new(
+                        self.forecast
+                            .scaled(alive as f64 / self.all_map_slots.max(1) as f64),
+                    )
                 }
             }
         }
