@@ -8,6 +8,10 @@
 
 #![warn(missing_docs)]
 
+pub mod adaptive_common;
+pub mod adaptive_exp1;
+pub mod adaptive_exp2;
+pub mod adaptive_exp3;
 pub mod common;
 pub mod fair_batch_2jobs;
 pub mod fair_batch_sim;
@@ -86,6 +90,9 @@ pub fn experiments() -> Vec<Experiment> {
         fair_io_biasing::EXPERIMENT,
         rtmr::WORKLOAD_1,
         rtmr::WORKLOAD_2,
+        adaptive_exp1::EXPERIMENT,
+        adaptive_exp2::EXPERIMENT,
+        adaptive_exp3::EXPERIMENT,
     ]
 }
 

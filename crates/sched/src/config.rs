@@ -58,7 +58,11 @@ pub struct Preset {
 
 /// Every registered policy.
 pub fn policies() -> Vec<PolicyInfo> {
-    let mut v = vec![policies::fifo::info(), policies::fair::info()];
+    let mut v = vec![
+        policies::fifo::info(),
+        policies::fair::info(),
+        policies::adaptive::info(),
+    ];
     v.extend(policies::realtime::infos());
     v
 }
@@ -69,6 +73,7 @@ pub fn presets() -> Vec<Preset> {
     v.extend(policies::fifo::presets());
     v.extend(policies::fair::presets());
     v.extend(policies::realtime::presets());
+    v.extend(policies::adaptive::presets());
     v
 }
 

@@ -5,6 +5,7 @@
 //! prints both tables.
 
 use crate::facebook::{self, BmParams, Fb2009Params};
+use crate::goals::{self, GoalMixParams};
 use crate::realtime::{self as rt, RtmrParams, RtmrWorkload};
 use crate::swim::{self, SwimOptions};
 use crate::synthetic::{self, SyntheticParams};
@@ -64,6 +65,61 @@ rack = "rack0"
 map_slots = 2
 reduce_slots = 1
 speed = 0.8
+"#;
+
+/// The seed-003 stand-in cluster: MapReduce alone.
+pub const SHARED_100: &str = r#"
+name = "shared-100"
+heartbeat_interval_s = 3
+task_overhead_s = 1
+[[nodes]]
+name = "sh"
+count = 100
+racks = 4
+map_slots = 8
+reduce_slots = 2
+"#;
+
+/// `shared-100` plus a day-shaped transactional workload compressed to two
+/// hours: 10% of every node at the trough (time 0), 70% at the peak (1 h).
+pub const SHARED_100_DAY: &str = r#"
+name = "shared-100-day"
+heartbeat_interval_s = 3
+task_overhead_s = 1
+[[nodes]]
+name = "sh"
+count = 100
+racks = 4
+map_slots = 8
+reduce_slots = 2
+[[capacity]]
+kind = "sine"
+min_fraction = 0.1
+max_fraction = 0.7
+period_s = 7200
+step_s = 60
+until_s = 86400
+"#;
+
+/// `shared-100` plus bursts of a transactional workload: 75% of every node
+/// for 10 minutes every hour, the first at 10 minutes.
+pub const SHARED_100_BURSTS: &str = r#"
+name = "shared-100-bursts"
+heartbeat_interval_s = 3
+task_overhead_s = 1
+[[nodes]]
+name = "sh"
+count = 100
+racks = 4
+map_slots = 8
+reduce_slots = 2
+[[capacity]]
+kind = "bursts"
+fraction = 0.75
+every_s = 3600
+duration_s = 600
+start_s = 600
+count = 24
 "#;
 
 /// Every built-in cluster.
@@ -149,6 +205,22 @@ reduce_slots = 3
             toml: RTMR_30,
         },
         BuiltinCluster {
+            name: "shared-100",
+            about: "seed 003 stand-in: 100 nodes, 8 map + 2 reduce slots, MapReduce alone",
+            toml: SHARED_100,
+        },
+        BuiltinCluster {
+            name: "shared-100-day",
+            about:
+                "shared-100 with a transactional workload taking 10%-70% of every node (2 h sine)",
+            toml: SHARED_100_DAY,
+        },
+        BuiltinCluster {
+            name: "shared-100-bursts",
+            about: "shared-100 with bursts taking 75% of every node for 10 min every hour",
+            toml: SHARED_100_BURSTS,
+        },
+        BuiltinCluster {
             name: "unified-50",
             about: "seed 001 default: 50 identical machines running one task at a time",
             toml: r#"
@@ -202,6 +274,14 @@ pub fn workloads() -> Vec<BuiltinWorkload> {
                     ..Default::default()
                 };
                 swim::read(&src, &opts).expect("the embedded sample is valid")
+            },
+        },
+        BuiltinWorkload {
+            name: "goal-mix",
+            about: "seed 003 stand-in: 300 map-only jobs of 50-1000 maps, Poisson every ~60 s, goals 2-4x time alone on shared-100, 20% best effort",
+            make: |seed| {
+                let c = cluster("shared-100").expect("built-in cluster");
+                goals::goal_mix(seed, &GoalMixParams::default(), &c)
             },
         },
         BuiltinWorkload {

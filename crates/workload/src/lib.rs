@@ -6,6 +6,7 @@
 pub mod build;
 pub mod catalog;
 pub mod facebook;
+pub mod goals;
 pub mod realtime;
 pub mod swim;
 pub mod synthetic;

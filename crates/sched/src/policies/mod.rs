@@ -1,6 +1,7 @@
 //! One module per policy family. Each exports `info()` (its registry entry)
 //! and `presets()`, and builds on the shared machinery of this crate.
 
+pub mod adaptive;
 pub mod fair;
 pub mod fifo;
 pub mod realtime;

@@ -1,0 +1,544 @@
+//! What the three seed-003 experiments share: running FIFO, the Adaptive
+//! Scheduler and Reverse-Adaptive on one cluster and workload, and the
+//! measures the paper's abstract names: goals met, distance to goal,
+//! accuracy of the completion-time estimates, fairness.
+//!
+//! The paper's set-ups and numbers are not available (prior work §1.5
+//! [NOT FOUND]); every set-up here is ours and the reports say so.
+
+use crate::common::{figure_path, md_table};
+use crate::{err, ExpContext, ExpError};
+use mrsched_metrics::plot::{line_chart, Series};
+use mrsched_metrics::report::quantile;
+use mrsched_metrics::Report;
+use mrsched_model::{Cluster, Workload};
+use mrsched_sched::policies::adaptive::capacity::CapacityCurve;
+use mrsched_sched::policies::adaptive::predict::{accuracy, Prediction};
+use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions};
+use mrsched_sched::policies::fifo::Fifo;
+use mrsched_sim::{simulate, SimOptions, SimOutput};
+use mrsched_workload::catalog;
+use mrsched_workload::goals::{goal_mix, GoalMixParams};
+
+/// The schedulers compared, by preset name.
+pub const SCHEDULERS: [&str; 3] = ["fifo", "adaptive", "reverse-adaptive"];
+
+/// Run `workload` on `cluster` under `which` (a name of [`SCHEDULERS`]);
+/// returns the run and, for the adaptive family, its resolved predictions.
+pub fn run_one(
+    cluster: &Cluster,
+    workload: &Workload,
+    which: &str,
+    seed: u64,
+) -> Result<(SimOutput, Vec<Prediction>), ExpError> {
+    let opts = SimOptions {
+        seed,
+        ..Default::default()
+    };
+    let adaptive = match which {
+        "fifo" => None,
+        "adaptive" => Some(AdaptiveOptions::adaptive()),
+        "reverse-adaptive" => Some(AdaptiveOptions::reverse_adaptive()),
+        other => return Err(ExpError(format!("unknown scheduler {other}"))),
+    };
+    match adaptive {
+        None => {
+            let mut s = Fifo::new();
+            let out = simulate(cluster, workload, &mut s, &opts).map_err(err)?;
+            Ok((out, Vec::new()))
+        }
+        Some(o) => {
+            let mut s = Adaptive::new(o, cluster);
+            let out = simulate(cluster, workload, &mut s, &opts).map_err(err)?;
+            Ok((out, s.predictions().to_vec()))
+        }
+    }
+}
+
+/// Measures of one scheduler over one or more runs.
+#[derive(Clone, Debug, Default)]
+pub struct Measures {
+    /// Jobs with a goal.
+    pub goal_jobs: usize,
+    /// Of which met it.
+    pub goals_met: usize,
+    /// Completion minus goal of every goal job, seconds.
+    pub distances: Vec<f64>,
+    /// Normalised slowdown of every succeeded goal job: response time /
+    /// time alone (the report's stretch).
+    pub slowdowns: Vec<f64>,
+    /// The same for best-effort jobs.
+    pub best_effort_slowdowns: Vec<f64>,
+    /// Resolved completion-time predictions.
+    pub predictions: Vec<Prediction>,
+    /// Utilisation of each run.
+    pub utilization: Vec<f64>,
+}
+
+impl Measures {
+    /// Add one run.
+    pub fn add(&mut self, r: &Report, preds: &[Prediction]) {
+        for j in &r.jobs {
+            if let Some(g) = j.goal_s {
+                self.goal_jobs += 1;
+                if j.goal_met == Some(true) {
+                    self.goals_met += 1;
+                }
+                if let Some(f) = j.finish_s {
+                    self.distances.push(f - g);
+                }
+            }
+            if let Some(s) = j.stretch {
+                if j.goal_s.is_some() {
+                    self.slowdowns.push(s);
+                } else {
+                    self.best_effort_slowdowns.push(s);
+                }
+            }
+        }
+        self.predictions.extend_from_slice(preds);
+        self.utilization.push(r.summary.utilization);
+    }
+
+    /// Fraction of goals met.
+    pub fn met(&self) -> f64 {
+        self.goals_met as f64 / self.goal_jobs.max(1) as f64
+    }
+
+    /// Mean, median and 95th percentile of the distance to goal.
+    pub fn distance(&self) -> (f64, f64, f64) {
+        let mut v = self.distances.clone();
+        v.sort_by(f64::total_cmp);
+        (
+            crate::common::mean(&v),
+            quantile(&v, 0.5),
+            quantile(&v, 0.95),
+        )
+    }
+
+    /// Coefficient of variation of normalised slowdowns and Jain's index
+    /// `(sum x)^2 / (n sum x^2)` (1 = every job slowed down alike).
+    pub fn fairness(&self) -> (f64, f64) {
+        let v = &self.slowdowns;
+        if v.is_empty() {
+            return (0.0, 1.0);
+        }
+        let n = v.len() as f64;
+        let m = v.iter().sum::<f64>() / n;
+        let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n;
+        let sq = v.iter().map(|x| x * x).sum::<f64>();
+        (var.sqrt() / m, (m * n) * (m * n) / (n * sq))
+    }
+
+    /// As JSON.
+    pub fn json(&self) -> serde_json::Value {
+        let (dm, dmed, d95) = self.distance();
+        let (cv, jain) = self.fairness();
+        let acc = accuracy(&self.predictions);
+        serde_json::json!({
+            "goal_jobs": self.goal_jobs,
+            "goals_met": self.goals_met,
+            "goals_met_fraction": self.met(),
+            "distance_to_goal_s": { "mean": dm, "median": dmed, "p95": d95 },
+            "prediction": acc.map(|a| serde_json::json!({
+                "count": a.count,
+                "mean_abs_error_s": a.mean_abs_error_s,
+                "mean_error_s": a.mean_error_s,
+                "relative_error": a.relative_error,
+                "within_10pct": a.within_10pct,
+            })),
+            "goal_job_slowdown": { "mean": crate::common::mean(&self.slowdowns), "cv": cv, "jain": jain },
+            "best_effort_slowdown_mean": crate::common::mean(&self.best_effort_slowdowns),
+            "utilization": crate::common::mean(&self.utilization),
+        })
+    }
+}
+
+/// Every scheduler's measures on one setting, plus the reports of the
+/// first seed (for timelines).
+pub struct Comparison {
+    /// `(scheduler, measures)` in [`SCHEDULERS`] order.
+    pub measures: Vec<(String, Measures)>,
+    /// First seed's report per scheduler.
+    pub first: Vec<Report>,
+}
+
+/// The workload of an experiment: `jobs` goal-mix jobs (goals refer to the
+/// cluster alone, `shared-100`).
+pub fn workload(seed: u64, jobs: usize) -> Result<Workload, ExpError> {
+    let alone = catalog::cluster("shared-100").map_err(err)?;
+    Ok(goal_mix(
+        seed,
+        &GoalMixParams {
+            jobs,
+            ..Default::default()
+        },
+        &alone,
+    ))
+}
+
+/// Run every scheduler on `cluster` with the goal-mix workload, for each
+/// seed.
+pub fn compare(cluster: &Cluster, jobs: usize, seeds: &[u64]) -> Result<Comparison, ExpError> {
+    let mut measures: Vec<(String, Measures)> = SCHEDULERS
+        .iter()
+        .map(|s| (s.to_string(), Measures::default()))
+        .collect();
+    let mut first = Vec::new();
+    for (k, &seed) in seeds.iter().enumerate() {
+        let w = workload(seed, jobs)?;
+        for (i, s) in SCHEDULERS.iter().enumerate() {
+            let (out, preds) = run_one(cluster, &w, s, seed)?;
+            let mut r = out.report();
+            r.scheduler = s.to_string();
+            measures[i].1.add(&r, &preds);
+            if k == 0 {
+                first.push(r);
+            }
+        }
+    }
+    Ok(Comparison { measures, first })
+}
+
+fn fmt_s(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+/// The comparison table (markdown).
+pub fn table(c: &Comparison) -> String {
+    let rows: Vec<Vec<String>> = c
+        .measures
+        .iter()
+        .map(|(name, m)| {
+            let (dm, dmed, d95) = m.distance();
+            let (cv, jain) = m.fairness();
+            let acc = accuracy(&m.predictions);
+            vec![
+                name.clone(),
+                format!("{:.1}% ({}/{})", 100.0 * m.met(), m.goals_met, m.goal_jobs),
+                fmt_s(dm),
+                fmt_s(dmed),
+                fmt_s(d95),
+                acc.map_or("-".into(), |a| format!("{:.0}", a.mean_abs_error_s)),
+                acc.map_or("-".into(), |a| format!("{:+.0}", a.mean_error_s)),
+                acc.map_or("-".into(), |a| format!("{:.0}%", 100.0 * a.relative_error)),
+                format!("{:.2}", crate::common::mean(&m.slowdowns)),
+                format!("{cv:.2}"),
+                format!("{jain:.3}"),
+                format!("{:.2}", crate::common::mean(&m.best_effort_slowdowns)),
+                format!("{:.1}%", 100.0 * crate::common::mean(&m.utilization)),
+            ]
+        })
+        .collect();
+    md_table(
+        &[
+            "scheduler",
+            "goals met",
+            "distance to goal: mean (s)",
+            "median (s)",
+            "p95 (s)",
+            "prediction abs. error (s)",
+            "prediction bias (s)",
+            "abs. error / time left",
+            "goal jobs: mean slowdown",
+            "slowdown CV",
+            "Jain (slowdown)",
+            "best effort: mean slowdown",
+            "utilisation",
+        ],
+        &rows,
+    )
+}
+
+/// Cumulative distribution of the distance to goal, one line per
+/// scheduler; returns the file name.
+pub fn distance_cdf(
+    ctx: &ExpContext,
+    file: &str,
+    title: &str,
+    c: &Comparison,
+) -> Result<String, ExpError> {
+    let series: Vec<Series> = c
+        .measures
+        .iter()
+        .map(|(name, m)| {
+            let mut v = m.distances.clone();
+            v.sort_by(f64::total_cmp);
+            let n = v.len().max(1) as f64;
+            Series {
+                label: name.clone(),
+                points: v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (*x, (i + 1) as f64 / n))
+                    .collect(),
+            }
+        })
+        .collect();
+    let p = figure_path(ctx, file)?;
+    line_chart(
+        &p,
+        title,
+        "completion - goal (s); left of 0 = goal met",
+        "fraction of goal jobs",
+        &series,
+    )
+    .map_err(err)?;
+    Ok(file.to_string())
+}
+
+/// Map slots left to MapReduce (the forecast of `cluster`) and busy slots
+/// over time under each scheduler (first seed; the jobs are map-only);
+/// returns the file name.
+pub fn capacity_timeline(
+    ctx: &ExpContext,
+    file: &str,
+    title: &str,
+    c: &Comparison,
+    cluster: &Cluster,
+) -> Result<String, ExpError> {
+    let mut series = Vec::new();
+    if let Some(r) = c.first.first() {
+        let curve = CapacityCurve::forecast(cluster);
+        series.push(Series {
+            label: "map slots left to MapReduce".into(),
+            points: r
+                .timeline
+                .iter()
+                .map(|s| (s.t_s, curve.at(s.t_s)))
+                .collect(),
+        });
+    }
+    for r in &c.first {
+        series.push(Series {
+            label: format!("busy, {}", r.scheduler),
+            points: r
+                .timeline
+                .iter()
+                .map(|s| (s.t_s, s.busy_slots as f64))
+                .collect(),
+        });
+    }
+    let p = figure_path(ctx, file)?;
+    line_chart(&p, title, "time (s)", "slots", &series).map_err(err)?;
+    Ok(file.to_string())
+}
+
+/// Measures of every scheduler as JSON.
+pub fn comparison_json(c: &Comparison) -> serde_json::Value {
+    serde_json::Value::Object(
+        c.measures
+            .iter()
+            .map(|(n, m)| (n.clone(), m.json()))
+            .collect(),
+    )
+}
+
+/// The paragraph every report starts with: set-up and how to rerun.
+pub fn setup_text(
+    name: &str,
+    ctx: &ExpContext,
+    cluster_text: &str,
+    jobs: usize,
+    seeds: &[u64],
+) -> String {
+    format!(
+        "Rerun: `mrsched reproduce {name}` (base seed {seed}{quick}; {n} seed(s): {seeds:?}).\n\n\
+**The set-up is ours.** The paper (seed 003, Polo et al., CCGrid 2014) evaluates FIFO, the Adaptive \
+Scheduler and Reverse-Adaptive by simulation, but its cluster, workload, f(t) and numbers are not \
+available (the copy we have is garbled and prior work could not recover them), so there are no paper \
+numbers to put beside ours; the abstract only claims that Reverse-Adaptive improves the accuracy of \
+the estimates and the goals met, without hurting fairness.\n\n\
+* Cluster: {cluster_text}\n\
+* Workload (`goal-mix`, `crates/workload/src/goals.rs`): {jobs} map-only jobs per seed, Poisson \
+arrivals every 60 s on average, 50-1,000 maps per job (log-uniform), a mean map time per job uniform in \
+30-120 s with every map within ±25% of it, the mean (plus the 1 s task start-up) given as the job's \
+profile (`expected_map_s`); this keeps about 40% of the 800 slots busy; \
+80% of jobs have a goal of 2-4x (uniform) their time alone on the 800-slot cluster with nothing else \
+running (the longest map or the map work over 800 slots, whichever is larger), 20% are best effort.\n\
+* Schedulers: `fifo`, `adaptive` (s_req, capacity now), `reverse-adaptive` (s_fit over the \
+forecast, capacity of the next cycle from the forecast); control cycle T = 10 s; heartbeats every \
+3 s; see `docs/policies/adaptive.md`.\n\
+* Measures: goals met; distance to goal = completion - goal over goal jobs (negative = early); \
+prediction error = predicted - actual completion over every prediction the scheduler made at its \
+control cycles (FIFO makes none; the model is in `docs/policies/adaptive.md`), also relative to the \
+time that was left; fairness between goal jobs = their normalised slowdowns (response time / time \
+alone): coefficient of variation and Jain's index `(sum x)^2 / (n sum x^2)` (1 = every job slowed \
+down alike); best-effort jobs run on leftover capacity by design, so their slowdown is shown apart; \
+utilisation = busy / available slot-time.\n",
+        seed = ctx.seed,
+        quick = if ctx.quick { ", quick mode" } else { "" },
+        n = seeds.len(),
+    )
+}
+
+/// Seeds of an experiment.
+pub fn seeds(ctx: &ExpContext) -> Vec<u64> {
+    if ctx.quick {
+        vec![ctx.seed]
+    } else {
+        (0..3).map(|i| ctx.seed + i).collect()
+    }
+}
+
+/// Jobs per seed.
+pub fn jobs(ctx: &ExpContext) -> usize {
+    if ctx.quick {
+        40
+    } else {
+        300
+    }
+}
+
+/// `shared-100` with one extra `[[capacity]]` rule (TOML body).
+pub fn shared_with(name: &str, rule: &str) -> Result<Cluster, ExpError> {
+    let text = format!(
+        "{}[[capacity]]\n{rule}",
+        catalog::SHARED_100.replace("name = \"shared-100\"", &format!("name = \"{name}\""))
+    );
+    Cluster::from_toml_str(name, &text).map_err(err)
+}
+
+/// One setting of a sweep.
+pub struct SweepPoint {
+    /// Label in tables.
+    pub label: String,
+    /// Position on the x axis.
+    pub x: f64,
+    /// The measures.
+    pub comparison: Comparison,
+}
+
+/// Goals met, distance to goal, prediction error and fairness per setting
+/// and scheduler (markdown).
+pub fn sweep_table(setting: &str, points: &[SweepPoint]) -> String {
+    let mut rows = Vec::new();
+    for p in points {
+        for (name, m) in &p.comparison.measures {
+            let (dm, dmed, _) = m.distance();
+            let (_, jain) = m.fairness();
+            let acc = accuracy(&m.predictions);
+            rows.push(vec![
+                p.label.clone(),
+                name.clone(),
+                format!("{:.1}%", 100.0 * m.met()),
+                fmt_s(dm),
+                fmt_s(dmed),
+                acc.map_or("-".into(), |a| format!("{:.0}", a.mean_abs_error_s)),
+                acc.map_or("-".into(), |a| format!("{:+.0}", a.mean_error_s)),
+                format!("{jain:.3}"),
+            ]);
+        }
+    }
+    md_table(
+        &[
+            setting,
+            "scheduler",
+            "goals met",
+            "distance: mean (s)",
+            "median (s)",
+            "prediction abs. error (s)",
+            "bias (s)",
+            "Jain (goal jobs' slowdown)",
+        ],
+        &rows,
+    )
+}
+
+/// Goals met against the sweep's x, one line per scheduler; returns the
+/// file name.
+pub fn sweep_chart(
+    ctx: &ExpContext,
+    file: &str,
+    title: &str,
+    x_label: &str,
+    points: &[SweepPoint],
+) -> Result<String, ExpError> {
+    let series: Vec<Series> = SCHEDULERS
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Series {
+            label: s.to_string(),
+            points: points
+                .iter()
+                .map(|p| (p.x, 100.0 * p.comparison.measures[i].1.met()))
+                .collect(),
+        })
+        .collect();
+    let p = figure_path(ctx, file)?;
+    line_chart(&p, title, x_label, "% of goals met", &series).map_err(err)?;
+    Ok(file.to_string())
+}
+
+/// A sweep as JSON.
+pub fn sweep_json(points: &[SweepPoint]) -> serde_json::Value {
+    serde_json::Value::Array(
+        points
+            .iter()
+            .map(|p| serde_json::json!({ "setting": p.label, "x": p.x, "schedulers": comparison_json(&p.comparison) }))
+            .collect(),
+    )
+}
+
+/// The headline numbers of one scheduler, for readings.
+#[derive(Copy, Clone, Debug)]
+pub struct Headline {
+    /// Goals met, %.
+    pub met: f64,
+    /// Mean distance to goal, s.
+    pub distance: f64,
+    /// Mean absolute prediction error, s (NaN without predictions).
+    pub mae: f64,
+    /// Mean prediction error, s.
+    pub bias: f64,
+    /// Jain's index of goal jobs' slowdowns.
+    pub jain: f64,
+    /// Mean slowdown of best-effort jobs.
+    pub best_effort: f64,
+}
+
+/// [`Headline`]s in [`SCHEDULERS`] order.
+pub fn headlines(c: &Comparison) -> Vec<Headline> {
+    c.measures
+        .iter()
+        .map(|(_, m)| {
+            let acc = accuracy(&m.predictions);
+            Headline {
+                met: 100.0 * m.met(),
+                distance: m.distance().0,
+                mae: acc.map_or(f64::NAN, |a| a.mean_abs_error_s),
+                bias: acc.map_or(f64::NAN, |a| a.mean_error_s),
+                jain: m.fairness().1,
+                best_effort: crate::common::mean(&m.best_effort_slowdowns),
+            }
+        })
+        .collect()
+}
+
+/// One line per sweep setting (goals met and prediction errors of each
+/// scheduler), and a sentence comparing Reverse-Adaptive with the Adaptive
+/// Scheduler on goals met over the settings.
+pub fn sweep_reading(points: &[SweepPoint]) -> (String, String) {
+    let mut lines = String::new();
+    let (mut ahead, mut behind, mut gap) = (0, 0, 0.0f64);
+    for p in points {
+        let h = headlines(&p.comparison);
+        if h[2].met > h[1].met + 0.05 {
+            ahead += 1;
+        } else if h[2].met < h[1].met - 0.05 {
+            behind += 1;
+        }
+        gap = gap.max((h[2].met - h[1].met).abs());
+        lines.push_str(&format!(
+            "* {}: goals met FIFO {:.1}%, Adaptive {:.1}%, Reverse-Adaptive {:.1}%; mean abs. prediction error Adaptive {:.0} s, Reverse-Adaptive {:.0} s.\n",
+            p.label, h[0].met, h[1].met, h[2].met, h[1].mae, h[2].mae
+        ));
+    }
+    let n = points.len();
+    let compare = format!(
+        "Reverse-Adaptive and the Adaptive Scheduler meet goals within {gap:.1} points of each other in every \
+setting (Reverse-Adaptive ahead in {ahead}, behind in {behind}, level in {level} of the {n})",
+        level = n - ahead - behind
+    );
+    (lines, compare)
+}
