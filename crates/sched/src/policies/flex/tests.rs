@@ -1,0 +1,1 @@
+//! Tests of the FLEX family on the cluster state.
