@@ -25,7 +25,7 @@ use super::metric::Metric;
 use super::order::{dispatch, solve};
 use super::packing::pack;
 use super::piggyback::{reference_node, riders, ClusterView, JobInfo};
-use super::problem::Schedule;
+use super::problem::{Problem, Schedule};
 use super::subjobs::{Decomposer, Sharing};
 use crate::assign::{by_deficit, first_map, first_reduce};
 use crate::delay::{DelayMode, DelayScheduler};
@@ -95,6 +95,7 @@ pub struct Flex {
     reduce_order: Vec<JobId>,
     local: Vec<u32>,
     schedule: Schedule,
+    problem: Problem,
     c: Counters,
 }
 
@@ -117,6 +118,7 @@ impl Flex {
             reduce_order: Vec::new(),
             local: Vec::new(),
             schedule: Schedule::default(),
+            problem: Problem::default(),
             c: Counters::default(),
         }
     }
@@ -134,6 +136,12 @@ impl Flex {
     /// The current schedule (the last re-solve).
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
+    }
+
+    /// The problem of the last re-solve (its jobs are the planned jobs in
+    /// admission order).
+    pub fn problem(&self) -> &Problem {
+        &self.problem
     }
 
     /// Map slots available now: alive nodes' map slots not taken by other
@@ -282,6 +290,7 @@ impl Flex {
             }
         }
         self.schedule = schedule;
+        self.problem = p;
     }
 
     /// Put a newly admitted job into its batch (BATCH).
