@@ -8,10 +8,34 @@
 
 #![warn(missing_docs)]
 
+pub mod circumflex;
 pub mod common;
 pub mod fifo_locality;
 
 use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// A progress callback: the fraction of the running experiment done.
+pub type ProgressFn = Box<dyn Fn(f64) + Send>;
+
+static PROGRESS: Mutex<Option<ProgressFn>> = Mutex::new(None);
+
+/// Install (or remove) the callback long experiments report progress to
+/// (the CLI's progress bar). Without one, progress goes nowhere.
+pub fn set_progress(f: Option<ProgressFn>) {
+    if let Ok(mut p) = PROGRESS.lock() {
+        *p = f;
+    }
+}
+
+/// Report that `fraction` (0 to 1) of the running experiment is done.
+pub fn progress(fraction: f64) {
+    if let Ok(p) = PROGRESS.lock() {
+        if let Some(f) = p.as_ref() {
+            f(fraction.clamp(0.0, 1.0));
+        }
+    }
+}
 
 /// How to run an experiment.
 #[derive(Clone, Debug)]
@@ -67,7 +91,7 @@ pub struct Experiment {
 
 /// Every experiment.
 pub fn experiments() -> Vec<Experiment> {
-    vec![fifo_locality::EXPERIMENT]
+    vec![fifo_locality::EXPERIMENT, circumflex::EXPERIMENT]
 }
 
 /// Find an experiment by name.

@@ -74,8 +74,7 @@ impl Scheduler for Checked {
                     .filter(|&&j| j != *job)
                     .filter_map(|&j| {
                         let t = st.job(j).map_for_block(b.dataset, b.index)?;
-                        (st.job(j).maps[t as usize].status == TaskStatus::Pending)
-                            .then_some((j, t))
+                        (st.job(j).maps[t as usize].status == TaskStatus::Pending).then_some((j, t))
                     })
                     .collect(),
                 None => Vec::new(),
@@ -95,7 +94,8 @@ impl Scheduler for Checked {
                 }
                 Sharing::Batch => {
                     if riders.iter().any(|r| !pending.contains(r)) {
-                        self.violations.push("a batch rider does not need the block".into());
+                        self.violations
+                            .push("a batch rider does not need the block".into());
                     }
                 }
             }

@@ -55,6 +55,9 @@ pub struct FluidModel {
     pub metric: Metric,
     /// BATCH window `W`, seconds.
     pub batch_window: f64,
+    /// Every job's maximum slots `M_j` (`u32::MAX`: the whole cluster, the
+    /// paper's setting).
+    pub max_slots: u32,
 }
 
 /// What a run produced.
@@ -82,9 +85,10 @@ impl FluidRun {
 }
 
 impl FluidModel {
-    /// A job's time alone on the cluster: its dataset on all `S` slots.
+    /// A job's time alone on the cluster: its dataset on all the slots it
+    /// may use, `min(S, M_j)`.
     pub fn standalone(&self, j: &FluidJob) -> f64 {
-        self.sizes[j.dataset as usize] / self.slots.max(1) as f64
+        self.sizes[j.dataset as usize] / self.slots.min(self.max_slots).max(1) as f64
     }
 
     fn terms(&self, j: &FluidJob) -> JobTerms {
@@ -205,7 +209,7 @@ impl FluidModel {
             .map(|&j| PlanJob {
                 terms: self.terms(&jobs[j]),
                 min: 0,
-                max: u32::MAX,
+                max: self.max_slots,
             })
             .collect();
         let batches: Vec<u32> = active.iter().map(|&j| batch[j]).collect();
@@ -395,6 +399,7 @@ mod tests {
             sharing,
             metric: Metric::avg_response_time(),
             batch_window: 20.0,
+            max_slots: u32::MAX,
         }
     }
 
@@ -426,6 +431,17 @@ mod tests {
         let r = model(Sharing::Cyclic, 0.5).run(&jobs).unwrap();
         assert!((r.completion[0] - 13.0).abs() < 1e-9, "{:?}", r.completion);
         assert!((r.completion[1] - 17.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn per_job_maxima_run_jobs_side_by_side() {
+        let jobs = [job(0.0, 0), job(0.0, 1)];
+        let mut m = model(Sharing::None, 1.0);
+        m.max_slots = 5;
+        let r = m.run(&jobs).unwrap();
+        assert!((r.completion[1] - 10.0).abs() < 1e-9, "{:?}", r.completion);
+        assert!((r.completion[0] - 20.0).abs() < 1e-9);
+        assert_eq!(m.standalone(&jobs[0]), 20.0);
     }
 
     #[test]

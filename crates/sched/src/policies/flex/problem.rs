@@ -133,33 +133,41 @@ impl Problem {
     /// successor (transitively) that also serves it. In a chain this is the
     /// single cell whose completion ends the job.
     pub fn final_cells(&self) -> Vec<Vec<u32>> {
+        // later[c]: jobs served by some successor of c, built in reverse
+        // topological order.
+        let n = self.cells.len();
+        let mut waiting: Vec<u32> = self.succs.iter().map(|s| s.len() as u32).collect();
+        let mut stack: Vec<u32> = (0..n as u32)
+            .filter(|&c| waiting[c as usize] == 0)
+            .collect();
+        let mut later: Vec<Vec<u32>> = vec![Vec::new(); n];
+        while let Some(c) = stack.pop() {
+            let c = c as usize;
+            let mut v: Vec<u32> = Vec::new();
+            for &s in &self.succs[c] {
+                v.extend_from_slice(&self.cells[s as usize].members);
+                v.extend_from_slice(&later[s as usize]);
+            }
+            v.sort_unstable();
+            v.dedup();
+            later[c] = v;
+            for &q in &self.preds[c] {
+                let w = &mut waiting[q as usize];
+                *w -= 1;
+                if *w == 0 {
+                    stack.push(q);
+                }
+            }
+        }
         let mut out = vec![Vec::new(); self.jobs.len()];
         for (c, cell) in self.cells.iter().enumerate() {
             for &j in &cell.members {
-                if !self.has_later_cell_of(c, j) {
+                if later[c].binary_search(&j).is_err() {
                     out[j as usize].push(c as u32);
                 }
             }
         }
         out
-    }
-
-    /// Whether some successor (transitively) of cell `c` serves job `j`.
-    fn has_later_cell_of(&self, c: usize, j: u32) -> bool {
-        let mut stack: Vec<u32> = self.succs[c].clone();
-        let mut seen = vec![false; self.cells.len()];
-        while let Some(s) = stack.pop() {
-            let s = s as usize;
-            if seen[s] {
-                continue;
-            }
-            seen[s] = true;
-            if self.cells[s].members.binary_search(&j).is_ok() {
-                return true;
-            }
-            stack.extend_from_slice(&self.succs[s]);
-        }
-        false
     }
 
     /// Normalise the jobs' minima to fit `S` and derive each cell's bounds:

@@ -26,7 +26,7 @@
 //! a shared attempt.
 
 use super::problem::{Cell, PlanJob, Problem};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
 /// How jobs reading the same data share scans.
@@ -240,18 +240,16 @@ pub fn overlap_precedence(cells: &[Cell], jobs: usize) -> Vec<(u32, u32)> {
             by_job[j as usize].push(c as u32);
         }
     }
-    // below[a]: every cell strictly contained in a (sharing a job with it).
+    // below[a]: every cell strictly contained in a. A superset of b holds
+    // b's first job, so only the cells of that job need checking.
     let mut below: Vec<Vec<u32>> = vec![Vec::new(); cells.len()];
-    let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
-    for list in &by_job {
-        for &a in list {
-            for &b in list {
-                if a != b
-                    && strict_superset(&cells[a as usize].members, &cells[b as usize].members)
-                    && seen.insert((a, b))
-                {
-                    below[a as usize].push(b);
-                }
+    for (b, cell) in cells.iter().enumerate() {
+        let Some(&j) = cell.members.first() else {
+            continue;
+        };
+        for &a in &by_job[j as usize] {
+            if a as usize != b && strict_superset(&cells[a as usize].members, &cell.members) {
+                below[a as usize].push(b as u32);
             }
         }
     }

@@ -291,12 +291,15 @@ fn pj(arrival: f64, weight: f64, min: u32, max: u32, deadline: Option<f64>) -> P
     }
 }
 
+/// One chain element: (work, weight, min, max, deadline).
+type CellSpec = (f64, f64, u32, u32, f64);
+
 /// Cyclic-piggybacking-shaped chains (cell k of a chain serves its jobs
 /// k..), plus optional cross edges making a general DAG.
 #[derive(Debug, Clone)]
 struct Spec {
     slots: u32,
-    chains: Vec<Vec<(f64, f64, u32, u32, f64)>>,
+    chains: Vec<Vec<CellSpec>>,
     cross: Vec<(usize, usize)>,
 }
 
@@ -311,7 +314,10 @@ fn build(spec: &Spec) -> Problem {
         }
         let first_cell = cells.len();
         for (k, &(work, ..)) in chain.iter().enumerate() {
-            cells.push((work, (first + k as u32..first + chain.len() as u32).collect()));
+            cells.push((
+                work,
+                (first + k as u32..first + chain.len() as u32).collect(),
+            ));
             if k > 0 {
                 edges.push((first_cell + k - 1, first_cell + k));
             }
@@ -363,7 +369,12 @@ fn topo_orders(p: &Problem) -> Vec<Vec<u32>> {
         }
     }
     let mut out = Vec::new();
-    rec(p, &mut Vec::new(), &mut vec![false; p.cells.len()], &mut out);
+    rec(
+        p,
+        &mut Vec::new(),
+        &mut vec![false; p.cells.len()],
+        &mut out,
+    );
     out
 }
 
