@@ -176,8 +176,8 @@ pub fn workloads() -> Vec<BuiltinWorkload> {
         },
         BuiltinWorkload {
             name: "day-week-month",
-            about: "semi-shared scans: 60 jobs reading a day, a week or a month of 30 daily datasets",
-            make: |seed| shared_scans::day_week_month(seed, 60),
+            about: "semi-shared scans: 80 jobs reading a day, a week or a month of 30 daily datasets",
+            make: |seed| shared_scans::day_week_month(seed, 80),
         },
         BuiltinWorkload {
             name: "synthetic",

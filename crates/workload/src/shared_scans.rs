@@ -194,7 +194,7 @@ impl SharedScanDraw {
 }
 
 /// Semi-shared scans (seed 000 §1, §3.3): `jobs` map-only jobs over 30
-/// daily datasets (8 blocks of 5 s each), each reading the most recent
+/// daily datasets (40 blocks of 5 s each), each reading the most recent
 /// day, the last week or the last month as of a day drawn near the end of
 /// the month (60% / 30% / 10%), arriving every 20 s on average. Their
 /// inputs overlap, so CIRCUMFLEX's subjobs are the Venn cells.
@@ -202,7 +202,7 @@ pub fn day_week_month(seed: u64, jobs: usize) -> Workload {
     let mut r = rng::stream(seed, "workload:day-week-month");
     let mut b = WorkloadBuilder::new("day-week-month");
     let days: Vec<_> = (0..30)
-        .map(|i| b.dataset(&format!("day-{:02}", i + 1), vec![64.0; 8], 3))
+        .map(|i| b.dataset(&format!("day-{:02}", i + 1), vec![64.0; 40], 3))
         .collect();
     let cost = CostParams {
         map_cpu_s_per_mb: 0.0,
