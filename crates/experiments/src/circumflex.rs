@@ -21,7 +21,7 @@
 
 use crate::common::{figure_path, md_table, write_markdown};
 use crate::{err, progress, ExpContext, ExpError, ExpReport, Experiment};
-use mrsched_metrics::plot::{line_chart, Series};
+use mrsched_metrics::plot::{line_chart_legend, LegendAt, Series};
 use mrsched_model::{Format, Source};
 use mrsched_sched::policies::flex::fluid::{FluidJob, FluidModel, FluidRun};
 use mrsched_sched::policies::flex::metric::Metric;
@@ -569,7 +569,16 @@ on S slots with linear speedup, `FluidModel`): Section 4 follows each schedule \
 the next arrival\", which a task-level cluster cannot do, and the sweep is 20,250 runs of 1000 \
 jobs. The fluid model calls the same subjob decomposition (`Decomposer`) and the same \
 GSR / BDP + RLMP solver (`order::solve`) as the `flex` scheduler does at each re-solve on a \
-cluster; section 6 below runs the base case through the full simulator as a check.\n\n",
+cluster; section 6 below runs the base case through the full simulator as a check. The full \
+run takes about one CPU-minute in a release build (`--quick`: a reduced sweep in a second).\n\n\
+**Setup choices** (the paper is silent): arrivals are the sorted uniform times of a Poisson \
+process conditioned on its count; dataset i (by decreasing popularity) is drawn with \
+probability proportional to i^-theta1 (theta = 1 pure Zipf, 0 uniform, as the paper states); \
+the r-th largest dataset has size proportional to r^-theta2; sizes are scaled on each drawn \
+instance so its unshared work is exactly rho T S; the correlation steps kappa = 1, 6, 11, 16 and \
+D (21 clamped to D = 20); no minimum or maximum slots (M_j = S); each (setting, repetition) uses \
+the same repetition seed for every setting, and ratios are averaged over repetitions. \
+Stretch is response time over the job's time alone on the S slots.\n\n",
     );
 
     // --- Figure 5: theta1 = theta2 = 1.
@@ -623,7 +632,7 @@ cluster; section 6 below runs the base case through the full simulator as a chec
         &rows,
     ));
     let fig5a = figure_path(ctx, "circumflex-fig5a.svg")?;
-    line_chart(
+    line_chart_legend(
         &fig5a,
         "Fig. 5(a): average response time ratio to FLEX",
         "popularity-size correlation (0 negative ... 8 positive)",
@@ -638,10 +647,12 @@ cluster; section 6 below runs the base case through the full simulator as a chec
                 points: s_b,
             },
         ],
+        LegendAt::MiddleRight,
+        1.05,
     )
     .map_err(err)?;
     let fig5b = figure_path(ctx, "circumflex-fig5b.svg")?;
-    line_chart(
+    line_chart_legend(
         &fig5b,
         "Fig. 5(b): work ratio to FLEX",
         "popularity-size correlation (0 negative ... 8 positive)",
@@ -656,6 +667,8 @@ cluster; section 6 below runs the base case through the full simulator as a chec
                 points: w_b,
             },
         ],
+        LegendAt::LowerLeft,
+        1.05,
     )
     .map_err(err)?;
     md.push_str("\n![Figure 5a](circumflex-fig5a.svg)\n![Figure 5b](circumflex-fig5b.svg)\n\n");
@@ -666,7 +679,7 @@ cluster; section 6 below runs the base case through the full simulator as a chec
     md.push_str("## 2. Figure 6: ranges over the nine correlations\n\n");
     md.push_str(
         "For each (theta1, theta2), the minimum, median and maximum over the correlation \
-settings of the ratio to FLEX (x = 5 theta1 + theta2 / 0.25 on the figures).\n\n",
+settings of the ratio to FLEX (x = 20 theta1 + 4 theta2 on the figures).\n\n",
     );
     let mut json_fig6 = Vec::new();
     let mut overall = [[(f64::INFINITY, f64::NEG_INFINITY); 2]; 3];
@@ -687,11 +700,11 @@ settings of the ratio to FLEX (x = 5 theta1 + theta2 / 0.25 on the figures).\n\n
             points: Vec::new(),
         })
         .collect();
-        for (a, &t1) in x.thetas.iter().enumerate() {
-            for (b, &t2) in x.thetas.iter().enumerate() {
+        for &t1 in x.thetas {
+            for &t2 in x.thetas {
                 let idx: Vec<usize> = x.corrs.iter().filter_map(|&c| find(t1, t2, c)).collect();
                 let mut row = vec![format!("{t1}"), format!("{t2}")];
-                let xpos = (a * x.thetas.len() + b) as f64;
+                let xpos = 20.0 * t1 + 4.0 * t2;
                 for k in 0..2 {
                     let v: Vec<f64> = idx.iter().map(|&i| aggs[i].ratio[m][k].0).collect();
                     let (lo, me, hi) = (
@@ -725,12 +738,14 @@ settings of the ratio to FLEX (x = 5 theta1 + theta2 / 0.25 on the figures).\n\n
         ));
         let file = format!("circumflex-fig6{}.svg", ["a", "b", "c"][m]);
         let p = figure_path(ctx, &file)?;
-        line_chart(
+        line_chart_legend(
             &p,
             &format!("Fig. 6({}): {name}, ratio to FLEX", ["a", "b", "c"][m]),
-            "theta pair (5 theta1/0.25 + theta2/0.25)",
+            "theta pair (20 theta1 + 4 theta2)",
             "ratio to FLEX",
             &series,
+            LegendAt::UpperLeft,
+            1.5,
         )
         .map_err(err)?;
         md.push_str(&format!("\n![Figure 6]({file})\n\n"));
