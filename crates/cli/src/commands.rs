@@ -302,7 +302,13 @@ fn reproduce(a: ReproduceArgs) -> Result<()> {
     for e in exps {
         let pb = progress::bar(e.name);
         pb.tick();
-        let r = (e.run)(&ctx).map_err(fail)?;
+        let bar = pb.clone();
+        mrsched_experiments::set_progress(Some(Box::new(move |f| {
+            bar.set_position((f * 1000.0) as u64)
+        })));
+        let r = (e.run)(&ctx);
+        mrsched_experiments::set_progress(None);
+        let r = r.map_err(fail)?;
         pb.finish_and_clear();
         results.push(r);
     }

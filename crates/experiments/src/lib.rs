@@ -12,6 +12,7 @@ pub mod adaptive_common;
 pub mod adaptive_exp1;
 pub mod adaptive_exp2;
 pub mod adaptive_exp3;
+pub mod circumflex;
 pub mod common;
 pub mod fair_batch_2jobs;
 pub mod fair_batch_sim;
@@ -24,6 +25,29 @@ pub mod fifo_locality;
 pub mod rtmr;
 
 use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// A progress callback: the fraction of the running experiment done.
+pub type ProgressFn = Box<dyn Fn(f64) + Send>;
+
+static PROGRESS: Mutex<Option<ProgressFn>> = Mutex::new(None);
+
+/// Install (or remove) the callback long experiments report progress to
+/// (the CLI's progress bar). Without one, progress goes nowhere.
+pub fn set_progress(f: Option<ProgressFn>) {
+    if let Ok(mut p) = PROGRESS.lock() {
+        *p = f;
+    }
+}
+
+/// Report that `fraction` (0 to 1) of the running experiment is done.
+pub fn progress(fraction: f64) {
+    if let Ok(p) = PROGRESS.lock() {
+        if let Some(f) = p.as_ref() {
+            f(fraction.clamp(0.0, 1.0));
+        }
+    }
+}
 
 /// How to run an experiment.
 #[derive(Clone, Debug)]
@@ -93,6 +117,7 @@ pub fn experiments() -> Vec<Experiment> {
         adaptive_exp1::EXPERIMENT,
         adaptive_exp2::EXPERIMENT,
         adaptive_exp3::EXPERIMENT,
+        circumflex::EXPERIMENT,
     ]
 }
 

@@ -43,13 +43,51 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A line chart of several series.
+/// Where a chart's legend goes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LegendAt {
+    /// Lower right corner (the default).
+    LowerRight,
+    /// Upper left corner.
+    UpperLeft,
+    /// Upper right corner.
+    UpperRight,
+    /// Middle of the right edge.
+    MiddleRight,
+    /// Lower left corner.
+    LowerLeft,
+}
+
+/// A line chart of several series, legend in the lower right corner.
 pub fn line_chart(
     path: &Path,
     title: &str,
     x_label: &str,
     y_label: &str,
     series: &[Series],
+) -> Result<(), PlotError> {
+    line_chart_legend(
+        path,
+        title,
+        x_label,
+        y_label,
+        series,
+        LegendAt::LowerRight,
+        1.05,
+    )
+}
+
+/// A line chart of several series with the legend where it hides no data:
+/// at `legend`, the y axis reaching `headroom` times the largest value
+/// (more than 1.05 leaves an empty band for an upper legend).
+pub fn line_chart_legend(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    legend: LegendAt,
+    headroom: f64,
 ) -> Result<(), PlotError> {
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
@@ -76,7 +114,7 @@ pub fn line_chart(
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, y0..(y1 * 1.05))
+        .build_cartesian_2d(x0..x1, y0..(y0 + (y1 - y0) * headroom.max(1.0)))
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -96,7 +134,13 @@ pub fn line_chart(
         .configure_series_labels()
         .border_style(BLACK)
         .background_style(WHITE.mix(0.8))
-        .position(SeriesLabelPosition::LowerRight)
+        .position(match legend {
+            LegendAt::LowerRight => SeriesLabelPosition::LowerRight,
+            LegendAt::UpperLeft => SeriesLabelPosition::UpperLeft,
+            LegendAt::UpperRight => SeriesLabelPosition::UpperRight,
+            LegendAt::MiddleRight => SeriesLabelPosition::MiddleRight,
+            LegendAt::LowerLeft => SeriesLabelPosition::LowerLeft,
+        })
         .draw()
         .map_err(err)?;
     root.present().map_err(err)?;

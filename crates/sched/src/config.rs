@@ -62,6 +62,7 @@ pub fn policies() -> Vec<PolicyInfo> {
         policies::fifo::info(),
         policies::fair::info(),
         policies::adaptive::info(),
+        policies::flex::info(),
     ];
     v.extend(policies::realtime::infos());
     v
@@ -74,6 +75,7 @@ pub fn presets() -> Vec<Preset> {
     v.extend(policies::fair::presets());
     v.extend(policies::realtime::presets());
     v.extend(policies::adaptive::presets());
+    v.extend(policies::flex::presets());
     v
 }
 

@@ -7,6 +7,7 @@
 use crate::facebook::{self, BmParams, Fb2009Params};
 use crate::goals::{self, GoalMixParams};
 use crate::realtime::{self as rt, RtmrParams, RtmrWorkload};
+use crate::shared_scans;
 use crate::swim::{self, SwimOptions};
 use crate::synthetic::{self, SyntheticParams};
 use mrsched_model::{Cluster, Format, InputError, InputErrors, Source, Workload};
@@ -221,6 +222,21 @@ reduce_slots = 3
             toml: SHARED_100_BURSTS,
         },
         BuiltinCluster {
+            name: "scan-100",
+            about: "seed 000 §4: S = 100 map slots (25 nodes x 4), map-only, no task overhead",
+            toml: r#"
+name = "scan-100"
+heartbeat_interval_s = 3
+task_overhead_s = 0
+[[nodes]]
+name = "scan"
+count = 25
+racks = 5
+map_slots = 4
+reduce_slots = 0
+"#,
+        },
+        BuiltinCluster {
             name: "unified-50",
             about: "seed 001 default: 50 identical machines running one task at a time",
             toml: r#"
@@ -283,6 +299,16 @@ pub fn workloads() -> Vec<BuiltinWorkload> {
                 let c = cluster("shared-100").expect("built-in cluster");
                 goals::goal_mix(seed, &GoalMixParams::default(), &c)
             },
+        },
+        BuiltinWorkload {
+            name: "shared-scans",
+            about: "seed 000 §4: 1000 map-only scans of 20 Zipf datasets in 100 min, rho 0.9 on 100 slots",
+            make: |seed| shared_scans::draw(seed, &Default::default()).to_workload(10.0, 1.0),
+        },
+        BuiltinWorkload {
+            name: "day-week-month",
+            about: "semi-shared scans: 80 jobs reading a day, a week or a month of 30 daily datasets",
+            make: |seed| shared_scans::day_week_month(seed, 80),
         },
         BuiltinWorkload {
             name: "synthetic",

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod facebook;
 pub mod goals;
 pub mod realtime;
+pub mod shared_scans;
 pub mod swim;
 pub mod synthetic;
 

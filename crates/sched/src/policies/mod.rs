@@ -4,4 +4,5 @@
 pub mod adaptive;
 pub mod fair;
 pub mod fifo;
+pub mod flex;
 pub mod realtime;
