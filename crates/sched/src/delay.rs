@@ -38,7 +38,6 @@
 
 use mrsched_model::{JobId, Locality, NodeId, Time};
 use mrsched_state::ClusterState;
-use rustc_hash::FxHashMap;
 
 /// How long jobs wait for locality.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -83,6 +82,36 @@ struct JobDelay {
     since: Option<Time>,
     /// A wait the policy set for this job (IO-rate biasing by class).
     mode: Option<DelayMode>,
+    /// The job's final mode, cached by [`DelayScheduler::admit`] so the
+    /// heartbeat path does not read the job's spec.
+    resolved: Option<DelayMode>,
+}
+
+/// Job delay states indexed by dense [`JobId`].
+#[derive(Clone, Debug, Default)]
+struct JobTable(Vec<Option<JobDelay>>);
+
+impl JobTable {
+    #[inline]
+    fn get(&self, j: &JobId) -> Option<&JobDelay> {
+        self.0.get(j.idx()).and_then(|d| d.as_ref())
+    }
+    #[inline]
+    fn get_mut(&mut self, j: &JobId) -> Option<&mut JobDelay> {
+        self.0.get_mut(j.idx()).and_then(|d| d.as_mut())
+    }
+    fn remove(&mut self, j: &JobId) {
+        if let Some(d) = self.0.get_mut(j.idx()) {
+            *d = None;
+        }
+    }
+    #[inline]
+    fn entry(&mut self, j: JobId) -> &mut JobDelay {
+        if self.0.len() <= j.idx() {
+            self.0.resize(j.idx() + 1, None);
+        }
+        self.0[j.idx()].get_or_insert_with(JobDelay::default)
+    }
 }
 
 /// Per-job delay-scheduling state.
@@ -90,7 +119,9 @@ struct JobDelay {
 pub struct DelayScheduler {
     mode: DelayMode,
     clock: WaitClock,
-    jobs: FxHashMap<JobId, JobDelay>,
+    /// Per-job state by dense job id (a vector: lookups on the heartbeat
+    /// path are array accesses, not hashing).
+    jobs: JobTable,
     skipped: Vec<JobId>,
     last_heartbeat: Option<Time>,
 }
@@ -101,7 +132,7 @@ impl DelayScheduler {
         DelayScheduler {
             mode,
             clock: WaitClock::default(),
-            jobs: FxHashMap::default(),
+            jobs: JobTable::default(),
             skipped: Vec::new(),
             last_heartbeat: None,
         }
@@ -156,12 +187,25 @@ impl DelayScheduler {
     /// Set the waits of one job (IO-rate biasing by job class, seed 002
     /// §4.3.2). A job's own `locality_wait_s` still takes precedence.
     pub fn set_job_mode(&mut self, job: JobId, mode: DelayMode) {
-        self.jobs.entry(job).or_default().mode = Some(mode);
+        let d = self.jobs.entry(job);
+        d.mode = Some(mode);
+        d.resolved = None;
+    }
+
+    /// Resolve and remember the mode of an admitted job (its own waits, the
+    /// mode set for it, or the default). Optional: it only saves reading the
+    /// job's spec on every heartbeat. Call after any `set_job_mode`.
+    pub fn admit(&mut self, st: &ClusterState, job: JobId) {
+        let m = self.job_mode(st, job);
+        self.jobs.entry(job).resolved = Some(m);
     }
 
     /// The mode that applies to `job`: its own `locality_wait_s`, else the
     /// mode set for it, else the default.
     pub fn job_mode(&self, st: &ClusterState, job: JobId) -> DelayMode {
+        if let Some(m) = self.jobs.get(&job).and_then(|d| d.resolved) {
+            return m;
+        }
         let base = self
             .jobs
             .get(&job)
@@ -220,9 +264,8 @@ impl DelayScheduler {
     /// space, caps) peek first, then call [`DelayScheduler::launched_at`] or
     /// [`DelayScheduler::skip_at`].
     pub fn peek(&self, st: &ClusterState, job: JobId, node: NodeId) -> Option<(u32, Locality)> {
-        if st.job(job).pending_maps() == 0 {
-            return None;
-        }
+        // `find_map_task` answers "nothing pending" itself; at node level it
+        // rejects a job without local data from one bit.
         st.find_map_task(job, node, self.allowed_level(st, job))
     }
 
@@ -276,7 +319,7 @@ impl DelayScheduler {
     /// (seed 002 §4.2).
     pub fn launched_at(&mut self, job: JobId, loc: Locality, _now: Time, satisfied: bool) {
         let clock = self.clock;
-        let d = self.jobs.entry(job).or_default();
+        let d = self.jobs.entry(job);
         d.level = loc.level();
         d.skips = 0;
         match clock {
@@ -303,7 +346,7 @@ impl DelayScheduler {
     /// Record that `job` declined a slot at `now` for lack of a task within
     /// its allowed level.
     pub fn skip_at(&mut self, job: JobId, now: Time) {
-        let d = self.jobs.entry(job).or_default();
+        let d = self.jobs.entry(job);
         d.skips = d.skips.saturating_add(1);
         if d.since.is_none() {
             d.since = Some(now);

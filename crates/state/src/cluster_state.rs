@@ -125,6 +125,11 @@ pub struct ClusterState {
     usage: Usage,
     launches: u64,
     copy_compute_splitting: bool,
+    /// Per node, a bit per job: set when the job may have a pending map
+    /// with data on the node (a superset, cleared when the job ends). It lets
+    /// a node-level lookup reject a job without touching the job's memory,
+    /// which is what delay scheduling does for most jobs on most heartbeats.
+    local_jobs: Vec<Vec<u64>>,
 }
 
 impl fmt::Debug for ClusterState {
@@ -324,6 +329,9 @@ impl ClusterState {
         n: NodeId,
         max_level: Locality,
     ) -> Option<(u32, Locality)> {
+        if max_level == Locality::Node && !self.may_have_local_map(job, n) {
+            return None;
+        }
         let j = &self.jobs[job.idx()];
         if j.map_counts.pending == 0 || j.status != JobStatus::Running {
             return None;
@@ -348,6 +356,32 @@ impl ClusterState {
             }
         }
         None
+    }
+
+    /// False when `job` certainly has no pending map with data on node `n`
+    /// (nor a data-less one); true when it may. Touches one bit, not the job.
+    #[inline]
+    pub fn may_have_local_map(&self, job: JobId, n: NodeId) -> bool {
+        let j = job.idx();
+        self.local_jobs
+            .get(n.idx())
+            .and_then(|b| b.get(j / 64))
+            .is_some_and(|w| w & (1 << (j % 64)) != 0)
+    }
+
+    fn set_local(&mut self, job: JobId, n: NodeId) {
+        let j = job.idx();
+        let b = &mut self.local_jobs[n.idx()];
+        if b.len() <= j / 64 {
+            b.resize(j / 64 + 1, 0);
+        }
+        b[j / 64] |= 1 << (j % 64);
+    }
+
+    fn set_local_everywhere(&mut self, job: JobId) {
+        for n in 0..self.local_jobs.len() {
+            self.set_local(job, NodeId(n as u32));
+        }
     }
 
     /// Whether `job` has a pending map with data on node `n` (or a data-less
@@ -434,6 +468,7 @@ impl ClusterState {
                 ..Default::default()
             })
             .collect();
+        let n_nodes = cluster.nodes.len();
         let mut st = ClusterState {
             now: Time::ZERO,
             blocks: BlockMap::default(),
@@ -450,8 +485,10 @@ impl ClusterState {
             usage: Usage::default(),
             launches: 0,
             copy_compute_splitting: false,
+            local_jobs: Vec::new(),
             cluster,
         };
+        st.local_jobs = vec![Vec::new(); n_nodes];
         st.usage.available = (0..st.nodes.len())
             .map(|i| st.node_available(NodeId(i as u32)))
             .sum();
@@ -1103,10 +1140,27 @@ impl ClusterState {
         idx.any = any;
         idx.nodata = nodata;
         idx.reduces = (0..jm.reduces.len() as u32).rev().collect();
+        let has_nodata = !idx.nodata.is_empty();
+        drop(idx);
+        if has_nodata {
+            self.set_local_everywhere(j);
+        }
+        for (n, _) in by_node {
+            self.set_local(j, NodeId(n));
+        }
     }
 
     /// Map `t` of `j` is pending again: push it on its locality stacks.
     fn index_map(&mut self, j: JobId, t: u32) {
+        match self.jobs[j.idx()].spec.maps[t as usize].block {
+            Some(b) => {
+                for k in 0..self.blocks.replicas(b).len() {
+                    let n = self.blocks.replicas(b)[k];
+                    self.set_local(j, n);
+                }
+            }
+            None => self.set_local_everywhere(j),
+        }
         let jm = &self.jobs[j.idx()];
         let mut idx = jm.index.borrow_mut();
         match jm.spec.maps[t as usize].block {
@@ -1207,6 +1261,12 @@ impl ClusterState {
     fn end_job(&mut self, j: JobId, status: JobStatus, reason: Option<String>) {
         if self.jobs[j.idx()].status != JobStatus::Running {
             return;
+        }
+        let (w, bit) = (j.idx() / 64, 1u64 << (j.idx() % 64));
+        for b in &mut self.local_jobs {
+            if let Some(x) = b.get_mut(w) {
+                *x &= !bit;
+            }
         }
         let mut running: Vec<AttemptId> = self.jobs[j.idx()].running.iter().copied().collect();
         running.sort_unstable();

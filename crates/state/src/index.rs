@@ -20,6 +20,9 @@ use rustc_hash::FxHashMap;
 /// Stacks of task indices keyed by a dense id, in one array.
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
+    /// Bit k set when row k was non-empty at build time: a compact first
+    /// test, so skipping a job with no data on a node touches one word.
+    bits: Vec<u64>,
     start: Vec<u32>,
     top: Vec<u32>,
     data: Vec<u32>,
@@ -34,8 +37,10 @@ impl Rows {
             return Rows::default();
         }
         let mut count = vec![0u32; keys + 1];
+        let mut bits = vec![0u64; keys.div_ceil(64)];
         for &(k, _) in pairs {
             count[k as usize + 1] += 1;
+            bits[k as usize / 64] |= 1 << (k % 64);
         }
         for i in 0..keys {
             count[i + 1] += count[i];
@@ -51,6 +56,7 @@ impl Rows {
             fill[k] += 1;
         }
         Rows {
+            bits,
             top: start[1..].to_vec(),
             start,
             data,
@@ -69,7 +75,11 @@ impl Rows {
             }
         }
         let k = k as usize;
-        if k >= self.top.len() {
+        if self
+            .bits
+            .get(k / 64)
+            .is_none_or(|w| w & (1 << (k % 64)) == 0)
+        {
             return None;
         }
         let lo = self.start[k];
@@ -83,6 +93,8 @@ impl Rows {
             top -= 1;
         }
         self.top[k] = top;
+        // The row is empty for good (re-pended tasks go to `extra`).
+        self.bits[k / 64] &= !(1 << (k % 64));
         None
     }
 

@@ -444,6 +444,7 @@ impl FairScheduler {
         {
             self.delay.set_job_mode(j, *m);
         }
+        self.delay.admit(st, j);
         // Jobs become runnable in submit order: one waits if an earlier job
         // of its user or pool still waits (MR1 behaviour).
         let blocked = self.waiting.iter().any(|&(_, w)| {
@@ -520,7 +521,9 @@ impl FairScheduler {
                     Some((j, t))
                 }
                 None => {
-                    if st.job(j).pending_maps() > 0 {
+                    // The tree mirrors the job's pending maps (no need to
+                    // touch the job itself on this hot path).
+                    if n.pending[MAP] > 0 {
                         delay.skip_at(j, now);
                     }
                     None

@@ -354,6 +354,7 @@ impl Scheduler for Flex {
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
         match ev {
             StateEvent::JobAdmitted(j) => {
+                self.delay.admit(st, *j);
                 let info = JobInfo::new(
                     st.cluster(),
                     &st.job(*j).spec,
