@@ -911,6 +911,22 @@ impl ClusterState {
         self.events.push(StateEvent::CapacityChanged(n));
     }
 
+    /// One finished map's output on node `n` is gone (a reducer could not
+    /// fetch it, a worker came back without it). The map runs again if its
+    /// job's reduces still need it, as after a node loss. Unknown jobs, maps
+    /// or outputs are ignored (late reports).
+    pub fn map_output_lost(&mut self, j: JobId, t: u32, n: NodeId) {
+        let known = self
+            .jobs
+            .get(j.idx())
+            .is_some_and(|jm| (t as usize) < jm.maps.len());
+        if !known || n.idx() >= self.nodes.len() {
+            return;
+        }
+        self.nodes[n.idx()].outputs.retain(|x| *x != (j, t));
+        self.drop_output(j, t, n);
+    }
+
     /// Delete `job`'s map outputs on node `n` (intermediate-space eviction);
     /// maps its reduces still need become pending again.
     pub fn evict_outputs(&mut self, j: JobId, n: NodeId) {

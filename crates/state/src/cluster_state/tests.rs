@@ -308,3 +308,35 @@ fn kill_counts_work_and_repends() {
     assert_eq!(st.job(j).status, JobStatus::Killed);
     assert!(st.kill_job(j, "again").is_err());
 }
+
+#[test]
+fn one_lost_map_output_is_rerun_only_while_needed() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![1]]);
+    let j = st.submit(data_job(2, 1));
+    st.admit(j).unwrap();
+    let m0 = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    let m1 = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.advance_to(Time::from_secs(5));
+    st.finish_map(m0).unwrap();
+    st.finish_map(m1).unwrap();
+    assert_eq!(st.job(j).map_counts.done, 2);
+    // A reducer cannot fetch map 1 from node 1: only map 1 runs again.
+    st.take_events();
+    st.map_output_lost(j, 1, NodeId(1));
+    assert_eq!(st.job(j).map_counts.done, 1);
+    assert_eq!(st.job(j).maps[1].status, TaskStatus::Pending);
+    assert!(st
+        .take_events()
+        .contains(&StateEvent::MapOutputLost { job: j, task: 1 }));
+    // A report naming the wrong node, or an unknown job, changes nothing.
+    st.map_output_lost(j, 0, NodeId(1));
+    st.map_output_lost(JobId(9), 0, NodeId(0));
+    assert_eq!(st.job(j).map_counts.done, 1);
+    // Once the reduce is done, outputs are no longer needed.
+    let m1 = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.finish_map(m1).unwrap();
+    let r = st.launch(NodeId(2), &Launch::reduce(j, 0)).unwrap();
+    st.finish_copy(r).unwrap();
+    st.map_output_lost(j, 0, NodeId(0));
+    assert_eq!(st.job(j).map_counts.done, 2, "copied already: no re-run");
+}
