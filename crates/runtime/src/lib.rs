@@ -1,0 +1,7 @@
+//! The live cluster: a master and worker processes that run real MapReduce
+//! jobs under the same schedulers as the simulator.
+
+#![warn(missing_docs)]
+
+pub mod program;
+pub mod sortio;
