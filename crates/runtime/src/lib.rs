@@ -3,5 +3,8 @@
 
 #![warn(missing_docs)]
 
+pub mod jobfile;
+pub mod journal;
 pub mod program;
+pub mod proto;
 pub mod sortio;
