@@ -5,6 +5,7 @@
 
 pub mod jobfile;
 pub mod journal;
+pub mod master;
 pub mod program;
 pub mod proto;
 pub mod sortio;
