@@ -58,6 +58,11 @@ pub struct MasterSettings {
     pub seed: u64,
 }
 
+/// Builds a scheduler for a formed cluster in place of
+/// [`MasterSettings::scheduler`] (embedding a policy that is not in the
+/// registry, e.g. in tests).
+pub type SchedulerFactory = std::sync::Arc<dyn Fn(&Cluster) -> Box<dyn Scheduler> + Send + Sync>;
+
 /// An API error: HTTP status and message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {
@@ -463,6 +468,7 @@ pub struct Formed {
 
 /// The master.
 pub struct Core {
+    factory: Option<SchedulerFactory>,
     epoch_us: u64,
     journal: Journal,
     /// The cluster, once formed.
@@ -541,7 +547,11 @@ pub fn live_cluster(nodes: &[NodeInfo], s: &MasterSettings) -> Cluster {
 
 impl Core {
     /// Open the master in `journal`, replaying what it holds.
-    pub fn open(mut journal: Journal, settings: MasterSettings) -> Result<Core, ApiError> {
+    pub fn open(
+        mut journal: Journal,
+        settings: MasterSettings,
+        factory: Option<SchedulerFactory>,
+    ) -> Result<Core, ApiError> {
         let epoch_us = match journal.meta("epoch_unix_us")? {
             Some(e) => e,
             None => {
@@ -554,6 +564,7 @@ impl Core {
         journal.set_meta("generation", gen)?;
         let records = journal.records()?;
         let mut core = Core {
+            factory,
             epoch_us,
             journal,
             formed: None,
@@ -596,12 +607,15 @@ impl Core {
     /// Build the state and scheduler for `nodes`.
     fn form(&mut self, nodes: Vec<NodeInfo>) -> Result<(), ApiError> {
         let cluster = live_cluster(&nodes, &self.b.settings);
-        let sched = self
-            .b
-            .settings
-            .scheduler
-            .build(&cluster)
-            .map_err(|e| ApiError::internal(format!("cannot build the scheduler: {e}")))?;
+        let sched = match &self.factory {
+            Some(f) => f(&cluster),
+            None => self
+                .b
+                .settings
+                .scheduler
+                .build(&cluster)
+                .map_err(|e| ApiError::internal(format!("cannot build the scheduler: {e}")))?,
+        };
         let mut st = ClusterState::new(cluster);
         Driver::init(&mut st, sched.as_ref());
         self.b.out = vec![Outbox::default(); nodes.len()];

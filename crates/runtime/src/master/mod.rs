@@ -8,7 +8,7 @@
 
 pub mod core;
 
-use self::core::{ApiError, BlockMeta, Core, MasterSettings, User};
+use self::core::{ApiError, BlockMeta, Core, MasterSettings, SchedulerFactory, User};
 use crate::journal::Journal;
 use crate::proto::*;
 use axum::body::Bytes;
@@ -408,12 +408,13 @@ fn router(shared: Arc<Shared>) -> Router {
         .with_state(shared)
 }
 
-/// Open the master's journal and core (replaying the journal).
-pub fn open_core(cfg: &MasterConfig) -> Result<Core, String> {
+/// Open the master's journal and core (replaying the journal); `factory`
+/// replaces the configured scheduler when given.
+pub fn open_core(cfg: &MasterConfig, factory: Option<SchedulerFactory>) -> Result<Core, String> {
     std::fs::create_dir_all(&cfg.dir)
         .map_err(|e| format!("cannot create {}: {e}", cfg.dir.display()))?;
     let journal = Journal::open(&cfg.dir.join("journal.redb")).map_err(|e| e.to_string())?;
-    Core::open(journal, cfg.settings.clone()).map_err(|e| e.message)
+    Core::open(journal, cfg.settings.clone(), factory).map_err(|e| e.message)
 }
 
 /// Run a master until `shutdown` resolves. Writes the URL it listens on

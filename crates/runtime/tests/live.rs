@@ -1,0 +1,279 @@
+//! End-to-end runs of the live master and workers (in one process, over
+//! loopback HTTP): real jobs, compared with the sequential reference; a
+//! policy that rejects; a policy that launches shared scans.
+
+mod common;
+
+use common::*;
+use mrsched_model::{Cluster, JobId, NodeId};
+use mrsched_runtime::program::{sequential, Program};
+use mrsched_sched::{Admission, Scheduler};
+use mrsched_state::{ClusterState, Launch};
+use std::sync::Arc;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn job_toml(input: &str, output: &str, reduces: u32, program: &str) -> String {
+    format!(
+        "input = \"{input}\"\noutput = \"{output}\"\nreduces = {reduces}\n[program]\n{program}\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wordcount_and_sort_match_the_sequential_run() {
+    let c = TestCluster::start(3, None).await;
+    let text = corpus(3000);
+    put(&c.alice, "corpus", &text, 8 * 1024).await;
+    let f = c.alice.stat("corpus").await.unwrap();
+    assert!(f.blocks.len() >= 4, "several blocks: {}", f.blocks.len());
+    assert_eq!(f.bytes as usize, text.len());
+    assert_eq!(c.alice.read("corpus").await.unwrap(), text.as_bytes());
+
+    let wc = c
+        .alice
+        .submit(
+            "wc.toml",
+            &job_toml("corpus", "wc-out", 3, "kind = \"wordcount\""),
+            false,
+        )
+        .await
+        .unwrap();
+    let st = c
+        .alice
+        .submit(
+            "sort.toml",
+            &job_toml("corpus", "sorted", 2, "kind = \"sort\""),
+            false,
+        )
+        .await
+        .unwrap();
+    for id in [wc.id, st.id] {
+        let j = c.alice.wait(id, WAIT).await.unwrap();
+        assert_eq!(j.status, "succeeded", "{j:?}");
+        assert_eq!(j.maps_done, f.blocks.len() as u32);
+        assert_eq!(
+            j.reads[0] + j.reads[1],
+            j.maps,
+            "every map recorded its read"
+        );
+    }
+    let want = sequential(&Program::Wordcount, text.as_bytes(), 3)
+        .unwrap()
+        .concat();
+    assert_eq!(c.alice.read("wc-out").await.unwrap(), want);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort();
+    assert_eq!(
+        String::from_utf8(c.alice.read("sorted").await.unwrap()).unwrap(),
+        lines.join("\n") + "\n"
+    );
+    // The same report as the simulator's, from the live state.
+    let r = c.alice.report().await.unwrap();
+    assert_eq!(r.jobs.len(), 2);
+    assert!(r.jobs.iter().all(|j| j.response_time_s.is_some()));
+    c.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_attempts_are_retried_then_the_job_fails_with_the_reason() {
+    let c = TestCluster::start(2, None).await;
+    put(&c.alice, "in", "a\nb\n", 1024).await;
+    let prog = "kind = \"streaming\"\nmapper = \"echo broken >&2; exit 3\"\nreducer = \"cat\"";
+    let s = c
+        .alice
+        .submit("bad.toml", &job_toml("in", "out", 1, prog), false)
+        .await
+        .unwrap();
+    let j = c.alice.wait(s.id, WAIT).await.unwrap();
+    assert_eq!(j.status, "failed");
+    let reason = j.reason.unwrap();
+    assert!(
+        reason.contains("failed 3 times") && reason.contains("broken"),
+        "{reason}"
+    );
+    // No half-made output.
+    assert!(c.alice.stat("out").await.is_err());
+    c.stop();
+}
+
+/// A test policy with RTMR's admission shape: it rejects jobs whose
+/// deadline it cannot meet (here: any deadline under 100 s), with a reason.
+struct DeadlineGate(mrsched_sched::policies::fifo::Fifo);
+
+impl Scheduler for DeadlineGate {
+    fn name(&self) -> String {
+        "deadline-gate".into()
+    }
+    fn on_submit(&mut self, st: &ClusterState, job: JobId) -> Admission {
+        match st.job(job).spec.deadline {
+            Some(d) if d.as_secs_f64() < 100.0 => Admission::Reject(format!(
+                "deadline {:.0} s cannot be met: the schedulable set is full",
+                d.as_secs_f64()
+            )),
+            _ => Admission::Admit,
+        }
+    }
+    fn on_event(&mut self, st: &ClusterState, ev: &mrsched_state::StateEvent) {
+        self.0.on_event(st, ev)
+    }
+    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        self.0.assign(st, node)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejecting_policy_answers_the_submitter_with_its_reason() {
+    let f: mrsched_runtime::master::core::SchedulerFactory = Arc::new(|_c: &Cluster| {
+        Box::new(DeadlineGate(mrsched_sched::policies::fifo::Fifo::new())) as Box<dyn Scheduler>
+    });
+    let c = TestCluster::start(2, Some(f)).await;
+    put(&c.alice, "in", "x y\n", 1024).await;
+    let tight = format!(
+        "deadline_s = 30\n{}",
+        job_toml("in", "o1", 1, "kind = \"wordcount\"")
+    );
+    let s = c.alice.submit("tight.toml", &tight, false).await.unwrap();
+    assert_eq!(s.status, "rejected");
+    assert!(s.reason.as_deref().unwrap().contains("cannot be met"));
+    // A rejected job leaves its output name free and shows its reason.
+    let v = c.alice.job(s.id).await.unwrap();
+    assert_eq!(v.status, "rejected");
+    let loose = format!(
+        "deadline_s = 300\n{}",
+        job_toml("in", "o1", 1, "kind = \"wordcount\"")
+    );
+    let s = c.alice.submit("loose.toml", &loose, false).await.unwrap();
+    assert_eq!(s.status, "running");
+    assert_eq!(c.alice.wait(s.id, WAIT).await.unwrap().status, "succeeded");
+    assert_eq!(c.alice.read("o1").await.unwrap(), b"x\t1\ny\t1\n");
+    c.stop();
+}
+
+/// A test policy that launches shared scans: a map of the first job
+/// scanning a dataset carries every other scanning job's map of the same
+/// block as a rider (CIRCUMFLEX's C-mapper). It holds maps back until
+/// `expect` jobs are scanning, so the scans really are shared.
+struct SharedScan {
+    fifo: mrsched_sched::policies::fifo::Fifo,
+    expect: usize,
+    pub shared: usize,
+}
+
+impl Scheduler for SharedScan {
+    fn name(&self) -> String {
+        "shared-scan".into()
+    }
+    fn on_event(&mut self, st: &ClusterState, ev: &mrsched_state::StateEvent) {
+        self.fifo.on_event(st, ev)
+    }
+    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        if st.free_map_slots(node) > 0 {
+            for &j in st.active_jobs() {
+                let Some((t, _)) = st.find_map_task(j, node, mrsched_model::Locality::OffRack)
+                else {
+                    continue;
+                };
+                let Some(block) = st.job(j).spec.maps[t as usize].block else {
+                    continue;
+                };
+                let scanners = st.scanners(block.dataset);
+                if scanners.len() < self.expect {
+                    return None;
+                }
+                let riders: Vec<(JobId, u32)> = scanners
+                    .iter()
+                    .filter(|&&r| r != j)
+                    .filter_map(|&r| {
+                        let rj = st.job(r);
+                        rj.spec
+                            .maps
+                            .iter()
+                            .position(|m| m.block == Some(block))
+                            .map(|i| i as u32)
+                            .filter(|&i| {
+                                rj.maps[i as usize].status == mrsched_state::TaskStatus::Pending
+                            })
+                            .map(|i| (r, i))
+                    })
+                    .collect();
+                if !riders.is_empty() {
+                    self.shared += 1;
+                }
+                return Some(Launch::Map {
+                    job: j,
+                    task: t,
+                    riders,
+                });
+            }
+        }
+        mrsched_sched::assign::first_reduce(st, node, self.fifo.order())
+    }
+    fn stats(&self) -> std::collections::BTreeMap<String, f64> {
+        [("shared_attempts".to_string(), self.shared as f64)].into()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_scan_runs_every_riders_map_function_once_per_block() {
+    let f: mrsched_runtime::master::core::SchedulerFactory = Arc::new(|_c: &Cluster| {
+        Box::new(SharedScan {
+            fifo: mrsched_sched::policies::fifo::Fifo::new(),
+            expect: 3,
+            shared: 0,
+        }) as Box<dyn Scheduler>
+    });
+    let c = TestCluster::start(2, Some(f)).await;
+    let text = corpus(1500);
+    put(&c.alice, "logs", &text, 6 * 1024).await;
+    let blocks = c.alice.stat("logs").await.unwrap().blocks.len() as u32;
+    let jobs = [
+        (
+            "wc",
+            2,
+            "kind = \"wordcount\"".to_string(),
+            Program::Wordcount,
+        ),
+        (
+            "grep",
+            1,
+            "kind = \"grep\"\npattern = \"rack\"".to_string(),
+            Program::Grep {
+                pattern: "rack".into(),
+            },
+        ),
+        ("sort", 2, "kind = \"sort\"".to_string(), Program::Sort),
+    ];
+    let mut ids = Vec::new();
+    for (name, r, p, _) in &jobs {
+        let s = c
+            .bob
+            .submit(
+                name,
+                &job_toml("logs", &format!("{name}-out"), *r, p),
+                false,
+            )
+            .await
+            .unwrap();
+        ids.push(s.id);
+    }
+    for id in &ids {
+        let j = c.bob.wait(*id, WAIT).await.unwrap();
+        assert_eq!(j.status, "succeeded", "{j:?}");
+    }
+    for (name, r, _, prog) in &jobs {
+        let want = sequential(prog, text.as_bytes(), *r).unwrap().concat();
+        let got = c.bob.read(&format!("{name}-out")).await.unwrap();
+        assert_eq!(got, want, "{name} output");
+    }
+    let report = c.bob.report().await.unwrap();
+    // Every block was scanned once for all three jobs.
+    assert_eq!(
+        report
+            .extra
+            .get("scheduler.shared_attempts")
+            .and_then(|v| v.as_f64()),
+        Some(blocks as f64)
+    );
+    c.stop();
+}
