@@ -584,7 +584,7 @@ async fn submit(a: SubmitArgs) -> Result<()> {
             .map_err(api)?;
         match a.conn.format {
             LiveFormat::Json => print_json(&j)?,
-            LiveFormat::Table => print!("{}", job_rows(&[j.clone()])),
+            LiveFormat::Table => print!("{}", job_rows(std::slice::from_ref(&j))),
         }
         if j.status != "succeeded" {
             return Err(fail(format!(
@@ -621,7 +621,7 @@ async fn status(a: JobArgs) -> Result<()> {
     match a.conn.format {
         LiveFormat::Json => print_json(&j),
         LiveFormat::Table => {
-            print!("{}", job_rows(&[j.clone()]));
+            print!("{}", job_rows(std::slice::from_ref(&j)));
             println!(
                 "output {}; maps node/rack/off-rack {}/{}/{}; block reads local/remote {}/{}",
                 j.output, j.locality[0], j.locality[1], j.locality[2], j.reads[0], j.reads[1]
@@ -706,7 +706,7 @@ pub fn parse_size(s: &str) -> Option<u64> {
         _ => (s, 1),
     };
     let v: f64 = num.trim().parse().ok()?;
-    (v.is_finite() && v >= 1.0 / mul as f64).then(|| (v * mul as f64) as u64)
+    (v.is_finite() && v >= 1.0 / mul as f64).then_some((v * mul as f64) as u64)
 }
 
 async fn dfs(d: DfsCommand) -> Result<()> {

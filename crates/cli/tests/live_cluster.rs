@@ -184,7 +184,7 @@ fn corpus(lines: usize) -> String {
                 s.push(' ');
             }
             s.push_str(words[(x >> 35) as usize % words.len()]);
-            if (x >> 13) % 4 == 0 {
+            if (x >> 13) & 3 == 0 {
                 s.push_str(&((x >> 45) % 50).to_string());
             }
         }

@@ -277,3 +277,102 @@ async fn a_shared_scan_runs_every_riders_map_function_once_per_block() {
     );
     c.stop();
 }
+
+/// A test policy with shares: pools split the map slots max-min fairly
+/// (`share::fair_shares`), jobs are served by deficit (`assign::by_deficit`).
+/// It stands for any policy with shares; the Fair Scheduler's own live test
+/// is `crates/cli/tests/live_fair.rs`.
+struct PoolShares;
+
+impl Scheduler for PoolShares {
+    fn name(&self) -> String {
+        "pool-shares".into()
+    }
+    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        use mrsched_sched::share::{fair_shares, Claim};
+        let mut pools: Vec<(String, Vec<JobId>)> = Vec::new();
+        for &j in st.active_jobs() {
+            let p = st.job(j).spec.pool_name().to_string();
+            match pools.iter_mut().find(|x| x.0 == p) {
+                Some(x) => x.1.push(j),
+                None => pools.push((p, vec![j])),
+            }
+        }
+        let slots: u32 = (0..st.cluster().nodes.len())
+            .map(|n| st.cluster().nodes[n].map_slots())
+            .sum();
+        let demand = |j: JobId| {
+            let c = st.job(j).map_counts;
+            (c.running + c.pending) as f64
+        };
+        let claims: Vec<Claim> = pools
+            .iter()
+            .map(|(_, js)| Claim::demand(js.iter().map(|&j| demand(j)).sum()))
+            .collect();
+        let shares = fair_shares(&claims, slots as f64);
+        let targets: Vec<(JobId, f64)> = pools
+            .iter()
+            .zip(shares)
+            .flat_map(|((_, js), s)| js.iter().map(move |&j| (j, s / js.len() as f64)))
+            .collect();
+        let order = mrsched_sched::assign::by_deficit(&targets, |j| st.job(j).map_counts.running);
+        mrsched_sched::assign::first_map(st, node, order.iter().copied(), None)
+            .or_else(|| mrsched_sched::assign::first_reduce(st, node, order))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_users_get_equal_shares_under_a_policy_with_shares() {
+    let f: mrsched_runtime::master::core::SchedulerFactory =
+        Arc::new(|_c: &Cluster| Box::new(PoolShares) as Box<dyn Scheduler>);
+    // Two workers with two map slots each: 4 slots, 2 per user when shared.
+    let c = TestCluster::start(2, Some(f)).await;
+    let text = corpus(2000);
+    put(&c.alice, "data", &text, 3 * 1024).await;
+    let slow = "kind = \"streaming\"\nmapper = \"sleep 0.15; cat\"\nreducer = \"wc -l\"";
+    // Alice first: FIFO would give her every slot.
+    let a = c
+        .alice
+        .submit("a", &job_toml("data", "a-out", 1, slow), false)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let b = c
+        .bob
+        .submit("b", &job_toml("data", "b-out", 1, slow), false)
+        .await
+        .unwrap();
+    let mut both = 0;
+    let mut fair = 0;
+    loop {
+        let p = c.alice.pools().await.unwrap();
+        let busy: Vec<(u32, u32)> = p
+            .pools
+            .iter()
+            .map(|x| (x.running_maps, x.pending_maps))
+            .collect();
+        if busy.len() == 2 && busy.iter().all(|&(_, pend)| pend > 0) {
+            both += 1;
+            if busy.iter().all(|&(run, _)| run == 2) {
+                fair += 1;
+            }
+        }
+        let ja = c.alice.job(a.id).await.unwrap();
+        let jb = c.alice.job(b.id).await.unwrap();
+        if ja.status != "running" && jb.status != "running" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    assert!(both >= 5, "both users had pending maps in {both} samples");
+    assert!(
+        fair * 10 >= both * 7,
+        "2 + 2 slots in only {fair} of {both} samples"
+    );
+    let lines = text.lines().count();
+    for o in ["a-out", "b-out"] {
+        let got = String::from_utf8(c.alice.read(o).await.unwrap()).unwrap();
+        assert_eq!(got.trim(), lines.to_string());
+    }
+    c.stop();
+}

@@ -701,7 +701,7 @@ impl Core<'_> {
     }
 
     fn schedule_copy(&mut self, st: &ClusterState, job: JobId, a: AttemptId, start: Time) {
-        if !self.copy_profiles.contains_key(&job) {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.copy_profiles.entry(job) {
             let cluster = st.cluster();
             let jb = st.job(job);
             let parts = jb.reduces.len().max(1) as f64;
@@ -714,7 +714,7 @@ impl Core<'_> {
                     (t.finish, cost::copy_time(cluster, share))
                 })
                 .collect();
-            self.copy_profiles.insert(job, CopyProfile::new(maps));
+            e.insert(CopyProfile::new(maps));
         }
         let overhead = st.cluster().task_overhead;
         let end = self.copy_profiles[&job].copy_end(start + overhead);

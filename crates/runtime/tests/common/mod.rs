@@ -132,7 +132,7 @@ pub fn corpus(lines: usize) -> String {
                 s.push(' ');
             }
             s.push_str(w);
-            if (x >> 20) % 5 == 0 {
+            if (x >> 20) & 3 == 0 {
                 s.push_str(&format!("{}", (x >> 50) % 30));
             }
         }
