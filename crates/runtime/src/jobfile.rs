@@ -228,3 +228,27 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod example_tests {
+    use super::*;
+    use mrsched_model::Format;
+
+    #[test]
+    fn shipped_examples_parse() {
+        for (name, text) in [
+            (
+                "wordcount-job.toml",
+                include_str!("../../../examples/wordcount-job.toml"),
+            ),
+            (
+                "streaming-job.toml",
+                include_str!("../../../examples/streaming-job.toml"),
+            ),
+        ] {
+            let f = JobFile::parse(&Source::new(name, text, Format::Toml))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(f.input.names(), vec!["corpus"]);
+        }
+    }
+}

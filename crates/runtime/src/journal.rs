@@ -3,7 +3,8 @@
 //!
 //! What is logged: the cluster's nodes, committed and removed files, every
 //! submission with its admission decision, every finished or failed task
-//! attempt, node losses and returns, lost map outputs and user kills. On
+//! attempt, node losses and returns, lost or evicted map outputs and user
+//! kills. On
 //! start the master replays the log into a fresh cluster state and
 //! scheduler, in order and at the recorded times, which re-creates jobs,
 //! finished work and failure counts exactly; attempts that were running at
@@ -127,6 +128,15 @@ pub enum Record {
         /// Map.
         task: u32,
         /// Node that held it.
+        node: u32,
+    },
+    /// The scheduler evicted a job's map outputs on a node.
+    Evicted {
+        /// When.
+        t: u64,
+        /// Job.
+        job: u32,
+        /// Node.
         node: u32,
     },
     /// A user killed a job.

@@ -226,6 +226,9 @@ pub struct Book {
     wakeups: Vec<(Time, JobId)>,
     /// Launches the state refused (scheduler bugs), with reasons.
     pub refused: Vec<String>,
+    /// Journal records produced inside driver hooks, written at the next
+    /// commit.
+    records: Vec<Record>,
 }
 
 impl Book {
@@ -437,7 +440,14 @@ impl Hooks for Book {
         self.wakeups.push((at, job));
     }
 
-    fn evicted(&mut self, _st: &ClusterState, job: JobId, node: NodeId) {
+    fn evicted(&mut self, st: &ClusterState, job: JobId, node: NodeId) {
+        if !self.replaying {
+            self.records.push(Record::Evicted {
+                t: st.now().0,
+                job: job.0,
+                node: node.0,
+            });
+        }
         if let Some(o) = self.out.get_mut(node.idx()) {
             o.delete_jobs.push(job.0);
         }
@@ -584,6 +594,7 @@ impl Core {
                 samples: Vec::new(),
                 wakeups: Vec::new(),
                 refused: Vec::new(),
+                records: Vec::new(),
             },
             regs: Vec::new(),
             next_session: gen << 32,
@@ -796,6 +807,16 @@ impl Core {
                     .map_output_lost(JobId(job), task, NodeId(node));
                 self.b.jobs[job as usize].map_out[task as usize] = None;
             }
+            Record::Evicted { t, job, node } => {
+                self.advance(Time(t));
+                let f = self.formed.as_mut().ok_or_else(not_formed)?;
+                f.st.evict_outputs(JobId(job), NodeId(node));
+                for o in self.b.jobs[job as usize].map_out.iter_mut() {
+                    if o.as_ref().is_some_and(|(_, n)| *n == node) {
+                        *o = None;
+                    }
+                }
+            }
             Record::Killed { t, job, reason } => {
                 self.advance(Time(t));
                 let _ = self.formed_mut()?.st.kill_job(JobId(job), &reason);
@@ -823,6 +844,9 @@ impl Core {
     }
 
     fn commit(&mut self) -> Result<(), ApiError> {
+        for r in self.b.records.drain(..) {
+            self.journal.push(r);
+        }
         Ok(self.journal.commit()?)
     }
 
