@@ -795,6 +795,7 @@ impl Core {
             Record::NodeLost { t, node } => {
                 self.advance(Time(t));
                 self.formed_mut()?.st.node_lost(NodeId(node));
+                self.forget_outputs_on(node);
             }
             Record::NodeBack { t, node } => {
                 self.advance(Time(t));
@@ -1168,31 +1169,60 @@ impl Core {
         }
     }
 
-    /// Where a job's finished map outputs are, for its reducers.
-    pub fn map_outputs(&self, job: u32) -> Result<MapOutputs, ApiError> {
-        let f = self.formed.as_ref().ok_or_else(not_formed)?;
-        let st = &f.st;
-        let j = st
-            .get_job(JobId(job))
-            .ok_or_else(|| ApiError::not_found(format!("no job {job}")))?;
+    /// Where a job's finished map outputs are, for its reducers. A done map
+    /// whose output is nowhere (its worker was lost while no reducer needed
+    /// it, and a reducer runs again) is sent to run again.
+    pub fn map_outputs(&mut self, job: u32) -> Result<MapOutputs, ApiError> {
+        let now = self.now();
+        self.advance(now);
+        let f = self.formed.as_mut().ok_or_else(not_formed)?;
+        let j =
+            f.st.get_job(JobId(job))
+                .ok_or_else(|| ApiError::not_found(format!("no job {job}")))?;
         let m = &self.b.jobs[job as usize];
-        let done = j
-            .maps
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.status == TaskStatus::Done)
-            .filter_map(|(i, _)| {
-                let (k, n) = m.map_out[i].clone()?;
-                st.node(NodeId(n))
-                    .alive
-                    .then(|| (i as u32, k, self.b.nodes[n as usize].addr.clone()))
-            })
-            .collect();
-        Ok(MapOutputs {
+        let mut done = Vec::new();
+        let mut missing = Vec::new();
+        for (i, t) in j.maps.iter().enumerate() {
+            if t.status != TaskStatus::Done {
+                continue;
+            }
+            match &m.map_out[i] {
+                Some((k, n)) if f.st.node(NodeId(*n)).alive => {
+                    done.push((i as u32, k.clone(), self.b.nodes[*n as usize].addr.clone()))
+                }
+                _ => missing.extend(t.node.map(|n| (i as u32, n))),
+            }
+        }
+        let out = MapOutputs {
             total: j.maps.len() as u32,
             done,
             ended: j.status != JobStatus::Running,
-        })
+        };
+        if !missing.is_empty() && !out.ended {
+            for (t, n) in missing {
+                f.st.map_output_lost(JobId(job), t, n);
+                self.b.jobs[job as usize].map_out[t as usize] = None;
+                self.journal.push(Record::OutputLost {
+                    t: now.0,
+                    job,
+                    task: t,
+                    node: n.0,
+                });
+            }
+            self.settle();
+            self.commit()?;
+        }
+        Ok(out)
+    }
+
+    fn forget_outputs_on(&mut self, node: u32) {
+        for m in &mut self.b.jobs {
+            for o in m.map_out.iter_mut() {
+                if o.as_ref().is_some_and(|(_, x)| *x == node) {
+                    *o = None;
+                }
+            }
+        }
     }
 
     /// Periodic work: the clock, scheduler timers, lost workers, samples.
@@ -1203,6 +1233,7 @@ impl Core {
         let now = self.now();
         self.advance(now);
         let timeout = self.b.settings.worker_timeout;
+        let mut lost = Vec::new();
         let f = self.formed.as_mut().expect("formed");
         for (i, n) in self.b.nodes.iter_mut().enumerate() {
             let id = NodeId(i as u32);
@@ -1213,6 +1244,7 @@ impl Core {
                     t: now.0,
                     node: i as u32,
                 });
+                lost.push(i as u32);
                 eprintln!(
                     "mrsched master: worker {} lost (no heartbeat for {:.1} s)",
                     n.name,
@@ -1220,16 +1252,10 @@ impl Core {
                 );
             }
         }
-        for (i, m) in self.b.jobs.iter_mut().enumerate() {
-            let _ = i;
-            for o in m.map_out.iter_mut() {
-                if o.as_ref()
-                    .is_some_and(|(_, x)| !f.st.node(NodeId(*x)).alive)
-                {
-                    *o = None;
-                }
-            }
+        for n in lost {
+            self.forget_outputs_on(n);
         }
+        let f = self.formed.as_mut().expect("formed");
         let due: Vec<JobId> = self
             .b
             .wakeups
