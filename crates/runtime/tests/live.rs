@@ -376,3 +376,140 @@ async fn two_users_get_equal_shares_under_a_policy_with_shares() {
     }
     c.stop();
 }
+
+/// FIFO with copy-compute splitting switched on (as `fair+ccs` does): a
+/// node runs up to three reducers per reduce slot, only one computing.
+struct FifoCcs(mrsched_sched::policies::fifo::Fifo);
+
+impl Scheduler for FifoCcs {
+    fn name(&self) -> String {
+        "fifo+ccs-test".into()
+    }
+    fn on_event(&mut self, st: &ClusterState, ev: &mrsched_state::StateEvent) {
+        self.0.on_event(st, ev)
+    }
+    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        self.0.assign(st, node)
+    }
+    fn copy_compute_splitting(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
+    let f: mrsched_runtime::master::core::SchedulerFactory = Arc::new(|_c: &Cluster| {
+        Box::new(FifoCcs(mrsched_sched::policies::fifo::Fifo::new())) as Box<dyn Scheduler>
+    });
+    let c = TestCluster::start(2, Some(f)).await;
+    let text = corpus(1200);
+    put(&c.alice, "t", &text, 2 * 1024).await;
+    // Slow maps keep the reducers in their copy phase for a while.
+    let prog = "kind = \"streaming\"\nmapper = \"sleep 0.1; cat\"\nreducer = \"sort -r\"";
+    let s = c
+        .alice
+        .submit("ccs", &job_toml("t", "out", 6, prog), false)
+        .await
+        .unwrap();
+    let mut most = 0;
+    loop {
+        let j = c.alice.job(s.id).await.unwrap();
+        most = most.max(j.reduces_running);
+        if j.status != "running" {
+            assert_eq!(j.status, "succeeded");
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Two nodes with one reduce slot each: without splitting at most 2.
+    assert!(most > 2, "at most {most} reducers at once");
+    let p = Program::Streaming {
+        mapper: "sleep 0.1; cat".into(),
+        reducer: "sort -r".into(),
+    };
+    assert_eq!(
+        c.alice.read("out").await.unwrap(),
+        sequential(&p, text.as_bytes(), 6).unwrap().concat()
+    );
+    c.stop();
+}
+
+/// FIFO that preempts once: its timer fires soon after the first launch and
+/// kills every running attempt (the Fair Scheduler's preemption path).
+struct KillOnce {
+    fifo: mrsched_sched::policies::fifo::Fifo,
+    at: Option<mrsched_model::Time>,
+    done: bool,
+    killed: usize,
+}
+
+impl Scheduler for KillOnce {
+    fn name(&self) -> String {
+        "kill-once".into()
+    }
+    fn on_event(&mut self, st: &ClusterState, ev: &mrsched_state::StateEvent) {
+        self.fifo.on_event(st, ev)
+    }
+    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        let l = self.fifo.assign(st, node);
+        if l.is_some() && self.at.is_none() {
+            self.at = Some(st.now() + mrsched_model::Time::from_secs_f64(0.15));
+        }
+        l
+    }
+    fn next_timer(&self) -> Option<mrsched_model::Time> {
+        if self.done {
+            None
+        } else {
+            self.at
+        }
+    }
+    fn on_timer(&mut self, st: &ClusterState) -> Vec<mrsched_sched::Action> {
+        self.done = true;
+        let v: Vec<_> = (0..st.cluster().nodes.len() as u32)
+            .flat_map(|n| st.attempts_on(NodeId(n)).map(|a| a.id).collect::<Vec<_>>())
+            .map(mrsched_sched::Action::Kill)
+            .collect();
+        self.killed = v.len();
+        v
+    }
+    fn stats(&self) -> std::collections::BTreeMap<String, f64> {
+        [("killed".to_string(), self.killed as f64)].into()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn preempted_attempts_are_stopped_and_run_again() {
+    let f: mrsched_runtime::master::core::SchedulerFactory = Arc::new(|_c: &Cluster| {
+        Box::new(KillOnce {
+            fifo: mrsched_sched::policies::fifo::Fifo::new(),
+            at: None,
+            done: false,
+            killed: 0,
+        }) as Box<dyn Scheduler>
+    });
+    let c = TestCluster::start(2, Some(f)).await;
+    let text = corpus(800);
+    put(&c.alice, "t", &text, 4 * 1024).await;
+    let prog = "kind = \"streaming\"\nmapper = \"sleep 0.4; cat\"\nreducer = \"cat\"";
+    let s = c
+        .alice
+        .submit("p", &job_toml("t", "out", 2, prog), false)
+        .await
+        .unwrap();
+    let j = c.alice.wait(s.id, WAIT).await.unwrap();
+    assert_eq!(j.status, "succeeded");
+    let r = c.alice.report().await.unwrap();
+    let killed = r.extra["scheduler.killed"].as_f64().unwrap();
+    assert!(killed >= 1.0, "the timer killed {killed} attempts");
+    assert_eq!(r.jobs[0].killed_attempts as f64, killed);
+    let p = Program::Streaming {
+        mapper: "sleep 0.4; cat".into(),
+        reducer: "cat".into(),
+    };
+    assert_eq!(
+        c.alice.read("out").await.unwrap(),
+        sequential(&p, text.as_bytes(), 2).unwrap().concat()
+    );
+    c.stop();
+}
