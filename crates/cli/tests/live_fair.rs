@@ -65,6 +65,9 @@ fn two_users_share_the_cluster_under_fair_with_delay() {
     );
     let t0 = Instant::now();
     while !d.join("m/addr").exists() {
+        if let Ok(Some(st)) = procs.0[0].try_wait() {
+            panic!("the master exited ({st}): is the `fair+delay` preset registered?");
+        }
         assert!(t0.elapsed() < Duration::from_secs(30));
         std::thread::sleep(Duration::from_millis(20));
     }
