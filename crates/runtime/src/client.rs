@@ -197,19 +197,29 @@ impl Client {
             status: None,
             message: format!("cannot read the input: {e}"),
         };
+        // One block uploads while the next is read; blocks are sent in
+        // order (the previous upload ends before the next starts), so at
+        // most two blocks are in memory.
+        let mut inflight: Option<tokio::task::JoinHandle<Res<u64>>> = None;
         let mut block: Vec<u8> = Vec::with_capacity(block_size.min(1 << 28) as usize);
         loop {
             let n = input.read_until(b'\n', &mut block).map_err(io)?;
             if (n == 0 && !block.is_empty()) || block.len() as u64 >= block_size {
                 let body = std::mem::take(&mut block);
-                let _: u64 = self
-                    .send(
-                        self.req(reqwest::Method::POST, &format!("/api/dfs/uploads/{id}"))
-                            .body(body),
-                    )
-                    .await?;
+                if let Some(h) = inflight.take() {
+                    join(h).await?;
+                }
+                let me = self.clone();
+                let path = format!("/api/dfs/uploads/{id}");
+                inflight = Some(tokio::spawn(async move {
+                    me.send(me.req(reqwest::Method::POST, &path).body(body))
+                        .await
+                }));
             }
             if n == 0 {
+                if let Some(h) = inflight.take() {
+                    join(h).await?;
+                }
                 return Ok(());
             }
         }
@@ -282,6 +292,13 @@ impl Client {
         self.cat(name, &mut v).await?;
         Ok(v)
     }
+}
+
+async fn join(h: tokio::task::JoinHandle<Res<u64>>) -> Res<u64> {
+    h.await.map_err(|e| ClientError {
+        status: None,
+        message: format!("upload task failed: {e}"),
+    })?
 }
 
 /// Percent-encode a path segment.

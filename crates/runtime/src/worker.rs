@@ -630,17 +630,22 @@ async fn reduce_inner(
             .await
             .map_err(|e| e.to_string())?,
     );
+    let puts: Vec<_> = rt
+        .replicas
+        .iter()
+        .map(|(node, url)| {
+            let req = w
+                .client
+                .put(format!("{url}/blocks/{out_id}"))
+                .header(SECRET_HEADER, &w.cfg.secret)
+                .body(data.clone());
+            (*node, tokio::spawn(async move { req.send().await }))
+        })
+        .collect();
     let mut replicas = Vec::new();
-    for (node, url) in &rt.replicas {
-        let r = w
-            .client
-            .put(format!("{url}/blocks/{out_id}"))
-            .header(SECRET_HEADER, &w.cfg.secret)
-            .body(data.clone())
-            .send()
-            .await;
-        if matches!(r, Ok(ref r) if r.status().is_success()) {
-            replicas.push(*node);
+    for (node, h) in puts {
+        if matches!(h.await, Ok(Ok(ref r)) if r.status().is_success()) {
+            replicas.push(node);
         }
     }
     Ok(Report::ReduceDone {

@@ -298,19 +298,25 @@ async fn dfs_block(State(s): S, h: HeaderMap, Path(id): Path<u64>, body: Bytes) 
     let u = user_auth(&s, &h)?;
     let (replication, _) = upload_of(&s, id, &u)?;
     let (block, targets) = lock(&s).new_block(replication)?;
+    // All replicas at once.
+    let puts: Vec<_> = targets
+        .into_iter()
+        .map(|(node, url)| {
+            let req = s
+                .client
+                .put(format!("{url}/blocks/{block}"))
+                .header(SECRET_HEADER, &s.secret)
+                .body(body.clone());
+            (node, tokio::spawn(async move { req.send().await }))
+        })
+        .collect();
     let mut ok = Vec::new();
     let mut last_err = String::new();
-    for (node, url) in targets {
-        let r = s
-            .client
-            .put(format!("{url}/blocks/{block}"))
-            .header(SECRET_HEADER, &s.secret)
-            .body(body.clone())
-            .send()
-            .await;
-        match r {
-            Ok(r) if r.status().is_success() => ok.push(node),
-            Ok(r) => last_err = format!("worker answered {}", r.status()),
+    for (node, h) in puts {
+        match h.await {
+            Ok(Ok(r)) if r.status().is_success() => ok.push(node),
+            Ok(Ok(r)) => last_err = format!("worker answered {}", r.status()),
+            Ok(Err(e)) => last_err = e.to_string(),
             Err(e) => last_err = e.to_string(),
         }
     }
