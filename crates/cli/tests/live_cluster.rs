@@ -430,6 +430,41 @@ fn bad_job_files_tokens_and_inputs_give_clear_errors() {
     assert!(e.contains("no job 99"), "{e}");
     let e = err(&live.cli(ALICE, &["dfs", "put", "/no/such/file", "x"]), 2);
     assert!(e.contains("/no/such/file"), "{e}");
+    // A worker with the wrong secret is refused and says why.
+    std::fs::write(live.path("wrong"), "not-the-cluster-secret").unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "worker",
+            "--master",
+            &live.url,
+            "--name",
+            "intruder",
+            "--secret-file",
+        ])
+        .arg(live.path("wrong"))
+        .arg("--dir")
+        .arg(live.path("intruder"))
+        .output()
+        .unwrap();
+    let e = err(&o, 1);
+    assert!(e.contains("wrong or missing cluster secret"), "{e}");
+    // So is an unknown worker once the cluster has formed.
+    let o = Command::new(BIN)
+        .args([
+            "worker",
+            "--master",
+            &live.url,
+            "--name",
+            "late",
+            "--secret-file",
+        ])
+        .arg(live.path("secret"))
+        .arg("--dir")
+        .arg(live.path("late"))
+        .output()
+        .unwrap();
+    let e = err(&o, 1);
+    assert!(e.contains("`late` is not one of them"), "{e}");
     // The killed job's output name is free again.
     assert!(!ok(&live.cli(ALICE, &["dfs", "ls"])).contains(" s "));
 }

@@ -73,6 +73,8 @@ struct W {
     attempts: Mutex<HashMap<String, Ctl>>,
     reports: Mutex<Vec<Report>>,
     wake: Notify,
+    /// Why the worker must stop (the master refused it for good).
+    fatal: Mutex<Option<String>>,
 }
 
 fn lk<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -205,6 +207,7 @@ pub async fn run_worker(
         attempts: Mutex::new(HashMap::new()),
         reports: Mutex::new(Vec::new()),
         wake: Notify::new(),
+        fatal: Mutex::new(None),
     });
     let app = Router::new()
         .route("/blocks/{id}", get(get_block).put(put_block))
@@ -213,12 +216,21 @@ pub async fn run_worker(
         .layer(DefaultBodyLimit::max(1 << 30))
         .with_state(w.clone());
     eprintln!("mrsched worker {}: data server on {}", w.name, w.addr);
-    let beats = tokio::spawn(heartbeat_loop(w.clone()));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let beats = tokio::spawn(heartbeat_loop(w.clone(), stop_tx));
     let r = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                _ = shutdown => {}
+                _ = stop_rx => {}
+            }
+        })
         .await
         .map_err(|e| e.to_string());
     beats.abort();
+    if let Some(e) = lk(&w.fatal).take() {
+        return Err(e);
+    }
     for c in lk(&w.attempts).values() {
         c.cancel.store(true, Ordering::Relaxed);
     }
@@ -254,7 +266,15 @@ fn inventory(w: &W) -> (Vec<(u32, String)>, Vec<u64>) {
     (outs, blocks)
 }
 
-async fn register(w: &Arc<W>) -> Result<Registered, String> {
+/// Registration failed: `permanent` when the master refused this worker
+/// (wrong secret, unknown to a formed cluster, bad settings), so retrying
+/// cannot help.
+struct RegisterError {
+    permanent: bool,
+    message: String,
+}
+
+async fn register(w: &Arc<W>) -> Result<Registered, RegisterError> {
     let (outputs, blocks) = inventory(w);
     let reg = Register {
         name: w.name.clone(),
@@ -272,18 +292,28 @@ async fn register(w: &Arc<W>) -> Result<Registered, String> {
         .json(&reg)
         .send()
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| RegisterError {
+            permanent: false,
+            message: format!("cannot reach the master at {}: {e}", w.cfg.master),
+        })?;
     if !r.status().is_success() {
         let status = r.status();
         let body = r.text().await.unwrap_or_default();
-        return Err(format!(
-            "the master refused registration ({status}): {body}"
-        ));
+        let body = serde_json::from_str::<ErrorBody>(&body)
+            .map(|b| b.error)
+            .unwrap_or(body);
+        return Err(RegisterError {
+            permanent: status.is_client_error(),
+            message: format!("the master refused registration ({status}): {body}"),
+        });
     }
-    r.json().await.map_err(|e| e.to_string())
+    r.json().await.map_err(|e| RegisterError {
+        permanent: false,
+        message: e.to_string(),
+    })
 }
 
-async fn heartbeat_loop(w: Arc<W>) {
+async fn heartbeat_loop(w: Arc<W>, stop: tokio::sync::oneshot::Sender<()>) {
     let mut interval = Duration::from_millis(500);
     let mut complained = false;
     loop {
@@ -302,9 +332,14 @@ async fn heartbeat_loop(w: Arc<W>) {
                     eprintln!("mrsched worker {}: registered as node {}", w.name, r.node);
                     complained = false;
                 }
+                Err(e) if e.permanent => {
+                    *lk(&w.fatal) = Some(e.message);
+                    let _ = stop.send(());
+                    return;
+                }
                 Err(e) => {
                     if !complained {
-                        eprintln!("mrsched worker {}: {e}; retrying", w.name);
+                        eprintln!("mrsched worker {}: {}; retrying", w.name, e.message);
                         complained = true;
                     }
                     tokio::time::sleep(Duration::from_millis(300)).await;
