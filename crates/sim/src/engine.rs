@@ -657,33 +657,32 @@ impl Core<'_> {
 
     /// Queue the end of a newly launched attempt.
     fn started(&mut self, st: &ClusterState, a: AttemptId) {
-        let att = st.attempt(a).expect("just launched").clone();
+        let att = st.attempt(a).expect("just launched");
         let cluster = st.cluster();
         let node = cluster.node(att.node);
         match att.kind {
             TaskKind::Map => {
-                let costs: Vec<cost::MapCost> = att
-                    .tasks()
-                    .map(|t| {
-                        let spec = &st.job(t.job).spec;
-                        cost::map_cost(
-                            cluster,
-                            spec,
-                            &spec.maps[t.index as usize],
-                            node,
-                            att.locality,
-                        )
-                    })
-                    .collect();
-                let d = cost::shared_map_time(cluster, &costs);
+                let cost_of = |job: JobId, task: u32| {
+                    let spec = &st.job(job).spec;
+                    cost::map_cost(cluster, spec, &spec.maps[task as usize], node, att.locality)
+                };
+                // One rider (every policy but shared scans): no allocation.
+                let d = if att.riders.is_empty() {
+                    cost::shared_map_time(cluster, &[cost_of(att.job, att.task)])
+                } else {
+                    let costs: Vec<cost::MapCost> =
+                        att.tasks().map(|t| cost_of(t.job, t.index)).collect();
+                    cost::shared_map_time(cluster, &costs)
+                };
                 let end = st.now() + d;
                 self.schedule_end(st, a, d, end, Ev::MapDone(a));
             }
             TaskKind::Reduce => {
                 // Copy end is known once every map is done; explicit-time
                 // reduces skip the copy (they start computing at launch).
-                if st.job(att.job).maps_done() && !st.job(att.job).spec.explicit_reduces() {
-                    self.schedule_copy(st, att.job, a, att.start);
+                let (job, start) = (att.job, att.start);
+                if st.job(job).maps_done() && !st.job(job).spec.explicit_reduces() {
+                    self.schedule_copy(st, job, a, start);
                 }
             }
         }
