@@ -696,3 +696,6 @@ impl Core {
 fn not_formed() -> ApiError {
     ApiError::unavailable("the cluster has not formed yet")
 }
+
+#[cfg(test)]
+mod tests;
