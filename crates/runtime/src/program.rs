@@ -239,7 +239,7 @@ impl Program {
     pub fn reduce(
         &self,
         groups: &mut dyn Iterator<Item = std::io::Result<(Vec<u8>, Vec<Vec<u8>>)>>,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> Result<(), String> {
         let io = |e: std::io::Error| e.to_string();
         match self {
@@ -349,7 +349,7 @@ fn run_filter(cmd: &str, input: &[u8], line: &mut dyn FnMut(&[u8])) -> Result<()
 fn stream_reduce(
     cmd: &str,
     groups: &mut dyn Iterator<Item = std::io::Result<(Vec<u8>, Vec<Vec<u8>>)>>,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
 ) -> Result<(), String> {
     let mut child = Command::new("sh")
         .arg("-c")
@@ -365,11 +365,8 @@ fn stream_reduce(
     // The reducer's input is written on this thread while a helper copies
     // its output, so neither pipe can fill up and block the other.
     let (copied, err, fed) = std::thread::scope(|s| {
-        let reader = s.spawn(move || -> std::io::Result<Vec<u8>> {
-            let mut v = Vec::new();
-            stdout.read_to_end(&mut v)?;
-            Ok(v)
-        });
+        // The output goes straight to `out`: nothing is held in memory.
+        let reader = s.spawn(move || -> std::io::Result<u64> { std::io::copy(&mut stdout, out) });
         let errs = s.spawn(move || {
             let mut e = String::new();
             let _ = stderr.read_to_string(&mut e);
@@ -409,10 +406,10 @@ fn stream_reduce(
             err.trim().lines().last().unwrap_or("")
         ));
     }
-    let data = copied
+    copied
         .map_err(|_| "reducer output thread panicked".to_string())?
-        .map_err(|e| e.to_string())?;
-    out.write_all(&data).map_err(|e| e.to_string())
+        .map_err(|e| format!("reduce output: {e}"))?;
+    Ok(())
 }
 
 /// The reference: the job run sequentially in one process, all in memory.

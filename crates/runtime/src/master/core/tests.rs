@@ -145,7 +145,12 @@ fn a_reopened_journal_rebuilds_jobs_files_and_failures() {
         ];
         // A job that succeeds.
         let ok = c
-            .submit(&alice(), "ok.toml", &job("out", "kind = \"wordcount\""), false)
+            .submit(
+                &alice(),
+                "ok.toml",
+                &job("out", "kind = \"wordcount\""),
+                false,
+            )
             .unwrap();
         drive(&mut c, &mut w, false);
         // A job whose maps fail twice: it fails with the reason.
@@ -161,7 +166,11 @@ fn a_reopened_journal_rebuilds_jobs_files_and_failures() {
         let s = summary(&c);
         assert_eq!(s[ok.id as usize].1, "succeeded");
         assert_eq!(s[bad.id as usize].1, "failed");
-        assert!(s[bad.id as usize].4.as_ref().unwrap().contains("disk on fire"));
+        assert!(s[bad.id as usize]
+            .4
+            .as_ref()
+            .unwrap()
+            .contains("disk on fire"));
         assert_eq!(s[k.id as usize].1, "killed");
         (s, c.files())
     };
