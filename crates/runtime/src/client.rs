@@ -201,27 +201,20 @@ impl Client {
         // order (the previous upload ends before the next starts), so at
         // most two blocks are in memory.
         let mut inflight: Option<tokio::task::JoinHandle<Res<u64>>> = None;
-        let mut block: Vec<u8> = Vec::with_capacity(block_size.min(1 << 28) as usize);
         loop {
-            let n = input.read_until(b'\n', &mut block).map_err(io)?;
-            if (n == 0 && !block.is_empty()) || block.len() as u64 >= block_size {
-                let body = std::mem::take(&mut block);
-                if let Some(h) = inflight.take() {
-                    join(h).await?;
-                }
-                let me = self.clone();
-                let path = format!("/api/dfs/uploads/{id}");
-                inflight = Some(tokio::spawn(async move {
-                    me.send(me.req(reqwest::Method::POST, &path).body(body))
-                        .await
-                }));
+            let body = next_block(input, block_size).map_err(io)?;
+            if let Some(h) = inflight.take() {
+                join(h).await?;
             }
-            if n == 0 {
-                if let Some(h) = inflight.take() {
-                    join(h).await?;
-                }
+            if body.is_empty() {
                 return Ok(());
             }
+            let me = self.clone();
+            let path = format!("/api/dfs/uploads/{id}");
+            inflight = Some(tokio::spawn(async move {
+                me.send(me.req(reqwest::Method::POST, &path).body(body))
+                    .await
+            }));
         }
     }
 
@@ -294,6 +287,19 @@ impl Client {
     }
 }
 
+/// The next block of `input`: whole lines until the block reaches
+/// `block_size` bytes (the line that crosses the size ends the block), or
+/// what is left at the end. Empty at the end of the input.
+pub fn next_block(input: &mut dyn BufRead, block_size: u64) -> std::io::Result<Vec<u8>> {
+    let mut block: Vec<u8> = Vec::with_capacity(block_size.min(1 << 28) as usize);
+    while (block.len() as u64) < block_size.max(1) {
+        if input.read_until(b'\n', &mut block)? == 0 {
+            break;
+        }
+    }
+    Ok(block)
+}
+
 async fn join(h: tokio::task::JoinHandle<Res<u64>>) -> Res<u64> {
     h.await.map_err(|e| ClientError {
         status: None,
@@ -312,4 +318,47 @@ fn encode(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Blocks cover the input in order, each ends at a line boundary
+        /// (except possibly the last), and a block only passes the size by
+        /// the line that crossed it.
+        #[test]
+        fn blocks_cut_on_line_boundaries(
+            lines in prop::collection::vec("[a-z ]{0,40}", 0..60),
+            last_newline in any::<bool>(),
+            size in 1u64..200,
+        ) {
+            let mut text = lines.join("\n");
+            if last_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let mut r = text.as_bytes();
+            let mut blocks = Vec::new();
+            loop {
+                let b = next_block(&mut r, size).unwrap();
+                if b.is_empty() {
+                    break;
+                }
+                blocks.push(b);
+            }
+            prop_assert_eq!(blocks.concat(), text.as_bytes());
+            for (i, b) in blocks.iter().enumerate() {
+                if i + 1 < blocks.len() {
+                    prop_assert_eq!(b.last(), Some(&b'\n'));
+                    prop_assert!(b.len() as u64 >= size);
+                }
+                // Without its last line the block was still below the size.
+                let body = &b[..b.len() - 1];
+                let prev = body.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+                prop_assert!((prev as u64) < size);
+            }
+        }
+    }
 }

@@ -510,4 +510,56 @@ mod tests {
             assert_eq!(vs, s, "values sorted within a key");
         }
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(48))]
+
+            /// Whatever the buffer size (so however many spills), each
+            /// partition file holds exactly that partition's pairs, sorted;
+            /// with combining, one summed count per key.
+            #[test]
+            fn partitions_are_the_sorted_input(
+                pairs in prop::collection::vec(("[a-d]{0,3}", "[0-9]{0,2}"), 0..200),
+                reduces in 1u32..4,
+                limit in 256usize..2048,
+                combine in any::<bool>(),
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let part = |k: &[u8]| (crate::program::fnv1a(k) % reduces as u64) as u32;
+                let mut w = MapOutputWriter::new(dir.path(), reduces, combine, limit).unwrap();
+                let mut want: Vec<Vec<(Vec<u8>, Vec<u8>)>> = vec![Vec::new(); reduces as usize];
+                let mut sums: Vec<std::collections::BTreeMap<Vec<u8>, u64>> =
+                    vec![Default::default(); reduces as usize];
+                for (k, v) in &pairs {
+                    let (k, v) = (k.as_bytes(), v.as_bytes());
+                    if combine {
+                        let c = v.len() as u64 + 1;
+                        w.add_count(k, c, &part).unwrap();
+                        *sums[part(k) as usize].entry(k.to_vec()).or_default() += c;
+                    } else {
+                        w.add(part(k), k, v).unwrap();
+                        want[part(k) as usize].push((k.to_vec(), v.to_vec()));
+                    }
+                }
+                w.finish(&part).unwrap();
+                for p in 0..reduces as usize {
+                    let got = read_all(&dir.path().join(p.to_string()));
+                    if combine {
+                        let exp: Vec<(Vec<u8>, Vec<u8>)> = sums[p]
+                            .iter()
+                            .map(|(k, c)| (k.clone(), c.to_string().into_bytes()))
+                            .collect();
+                        prop_assert_eq!(got, exp);
+                    } else {
+                        want[p].sort();
+                        prop_assert_eq!(&got, &want[p]);
+                    }
+                }
+            }
+        }
+    }
 }

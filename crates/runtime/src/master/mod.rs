@@ -470,3 +470,52 @@ pub async fn run_master(
     ticker.abort();
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrsched_model::{Format, Source};
+
+    #[test]
+    fn users_files_are_checked_and_tokens_found() {
+        let src = Source::new(
+            "users.toml",
+            "[users.alice]\ntoken = \"aaaaaaaaaaaaaaaaaaaa\"\nadmin = true\n[users.bob]\ntoken = \"bbbbbbbbbbbbbbbbbbbb\"\n",
+            Format::Toml,
+        );
+        let u = Users::parse(&src).unwrap();
+        assert_eq!(
+            u.find("aaaaaaaaaaaaaaaaaaaa"),
+            Some(&User {
+                name: "alice".into(),
+                admin: true
+            })
+        );
+        assert_eq!(u.find("bbbbbbbbbbbbbbbbbbbb").unwrap().name, "bob");
+        assert!(u.find("bbbbbbbbbbbbbbbbbbb").is_none());
+        assert!(u.find("").is_none());
+        let src = Source::new(
+            "users.toml",
+            "[users.x]\ntoken = \"short\"\n[users.y]\ntoken = \"short\"\n",
+            Format::Toml,
+        );
+        let e = Users::parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains("users.toml:2: users.x.token: must be at least 16"),
+            "{e}"
+        );
+        assert!(e.contains("users.y.token: is used by another user"), "{e}");
+        let src = Source::new("users.toml", "[users.x]\ntokn = \"x\"\n", Format::Toml);
+        assert!(Users::parse(&src).unwrap_err().to_string().contains("tokn"));
+    }
+
+    #[test]
+    fn secrets_compare_in_full() {
+        assert!(ct_eq(b"abc", b"abc"));
+        assert!(!ct_eq(b"abc", b"abd"));
+        assert!(!ct_eq(b"abc", b"ab"));
+        let t = random_token();
+        assert_eq!(t.len(), 48);
+        assert_ne!(t, random_token());
+    }
+}
