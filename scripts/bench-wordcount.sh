@@ -87,6 +87,7 @@ print(f"output vs baseline         {same}")
 print(f"maps node-local            {job['locality'][0]}/{job['maps']}, block reads local/remote {job['reads'][0]}/{job['reads'][1]}")
 print(f"heartbeats scheduled       {ex['scheduler.heartbeats']:.0f}")
 print(f"scheduling per heartbeat   mean {ex['scheduler.heartbeat_sched_mean_us']:.1f} us, p99 {ex['scheduler.heartbeat_sched_p99_us']:.1f} us")
+print(f"whole heartbeat handling   mean {ex['scheduler.heartbeat_total_mean_us']:.1f} us, p99 {ex['scheduler.heartbeat_total_p99_us']:.1f} us (reports, scheduling, journal commit)")
 d = m["summary"].get("decision_time") or {}
 if d:
     print(f"assign() calls             {d}")

@@ -224,6 +224,9 @@ pub struct Book {
     /// Scheduling time per heartbeat (`on_heartbeat` plus every `assign`
     /// and launch), nanoseconds.
     pub heartbeat_ns: LatencyHistogram,
+    /// Whole heartbeat handling (reports, scheduling, journal commit),
+    /// nanoseconds.
+    pub heartbeat_total_ns: LatencyHistogram,
     /// Time of each `assign` call, nanoseconds.
     pub decisions: LatencyHistogram,
     /// Timeline.
@@ -596,6 +599,7 @@ impl Core {
                 rng: mrsched_model::rng::stream(settings.seed ^ gen, "live-placement"),
                 settings,
                 heartbeat_ns: LatencyHistogram::new(),
+                heartbeat_total_ns: LatencyHistogram::new(),
                 decisions: LatencyHistogram::new(),
                 samples: Vec::new(),
                 wakeups: Vec::new(),

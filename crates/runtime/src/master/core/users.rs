@@ -329,6 +329,14 @@ impl Core {
             "heartbeat_sched_p99_us".into(),
             self.b.heartbeat_ns.quantile_ns(0.99) as f64 / 1e3,
         );
+        stats.insert(
+            "heartbeat_total_mean_us".into(),
+            self.b.heartbeat_total_ns.mean_ns() / 1e3,
+        );
+        stats.insert(
+            "heartbeat_total_p99_us".into(),
+            self.b.heartbeat_total_ns.quantile_ns(0.99) as f64 / 1e3,
+        );
         stats.insert("refused_launches".into(), self.b.refused.len() as f64);
         let info = RunInfo {
             scheduler: self.b.settings.scheduler.label.clone(),

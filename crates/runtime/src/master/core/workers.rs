@@ -159,6 +159,7 @@ impl Core {
         if !valid {
             return Ok(rereg);
         }
+        let t_all = Instant::now();
         let now = self.now();
         self.advance(now);
         self.b.nodes[n].last_seen = Instant::now();
@@ -178,6 +179,9 @@ impl Core {
         self.b.heartbeat_ns.record(t0.elapsed().as_nanos() as u64);
         self.settle();
         self.commit()?;
+        self.b
+            .heartbeat_total_ns
+            .record(t_all.elapsed().as_nanos() as u64);
         let o = std::mem::take(&mut self.b.out[n]);
         Ok(HeartbeatReply {
             reregister: false,
