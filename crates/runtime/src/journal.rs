@@ -8,8 +8,12 @@
 //! start the master replays the log into a fresh cluster state and
 //! scheduler, in order and at the recorded times, which re-creates jobs,
 //! finished work and failure counts exactly; attempts that were running at
-//! the crash are simply pending again. Records of one request are committed
-//! in one durable transaction before the request is answered.
+//! the crash are simply pending again. The records of a user request
+//! (submission, kill, file) are committed in one durable transaction before
+//! the answer; those of heartbeats (finished attempts, lost outputs and
+//! nodes) are committed at once but synced to disk at most every second, so
+//! a crash can cost at most the last second of finished work, which runs
+//! again.
 
 use mrsched_state::DatasetBlocks;
 use redb::{Database, ReadableTable, TableDefinition};
@@ -155,6 +159,9 @@ pub struct Journal {
     db: Database,
     next: u64,
     buf: Vec<Record>,
+    /// Records committed without waiting for the disk since the last
+    /// durable commit.
+    unsynced: bool,
 }
 
 /// A journal error (the store could not be opened or written).
@@ -186,6 +193,7 @@ impl Journal {
             db,
             next,
             buf: Vec::new(),
+            unsynced: false,
         })
     }
 
@@ -228,12 +236,40 @@ impl Journal {
         self.buf.len()
     }
 
-    /// Write the queued records in one durable transaction.
+    /// Write the queued records in one durable transaction: on disk when
+    /// this returns.
     pub fn commit(&mut self) -> Result<(), JournalError> {
-        if self.buf.is_empty() {
+        self.write(true)
+    }
+
+    /// Write the queued records in one transaction without waiting for the
+    /// disk. A crash may lose it (and every later lazy one) but never leaves
+    /// a partial or reordered log: the store reverts to the last durable
+    /// commit. For records whose loss only costs re-running work (finished
+    /// attempts reported by heartbeats); answers to users use
+    /// [`Journal::commit`].
+    pub fn commit_lazy(&mut self) -> Result<(), JournalError> {
+        self.write(false)
+    }
+
+    /// Make lazily committed records durable (a no-op when there are none).
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        if self.unsynced || !self.buf.is_empty() {
+            self.write(true)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, durable: bool) -> Result<(), JournalError> {
+        if self.buf.is_empty() && !(durable && self.unsynced) {
             return Ok(());
         }
-        let tx = self.db.begin_write().map_err(je)?;
+        let mut tx = self.db.begin_write().map_err(je)?;
+        tx.set_durability(if durable {
+            redb::Durability::Immediate
+        } else {
+            redb::Durability::Eventual
+        });
         {
             let mut t = tx.open_table(LOG).map_err(je)?;
             for r in &self.buf {
@@ -244,6 +280,7 @@ impl Journal {
         }
         tx.commit().map_err(je)?;
         self.buf.clear();
+        self.unsynced = !durable;
         Ok(())
     }
 }
@@ -285,5 +322,12 @@ mod tests {
         });
         j.commit().unwrap();
         assert_eq!(j.records().unwrap().len(), 3);
+        // Lazy commits are readable at once and durable after a sync.
+        j.push(Record::NodeBack { t: 5, node: 1 });
+        j.commit_lazy().unwrap();
+        assert_eq!(j.records().unwrap().len(), 4);
+        j.sync().unwrap();
+        drop(j);
+        assert_eq!(Journal::open(&path).unwrap().records().unwrap().len(), 4);
     }
 }

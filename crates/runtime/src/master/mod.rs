@@ -463,11 +463,14 @@ pub async fn run_master(
     std::fs::write(&tmp, &url).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, cfg.dir.join("addr")).map_err(|e| e.to_string())?;
     eprintln!("mrsched master: listening on {url}");
-    let r = axum::serve(listener, router(shared))
+    let r = axum::serve(listener, router(shared.clone()))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| e.to_string());
     ticker.abort();
+    if let Err(e) = lock(&shared).sync() {
+        eprintln!("mrsched master: {}", e.message);
+    }
     r
 }
 

@@ -666,11 +666,27 @@ impl Core {
         }
     }
 
+    /// Commit the journal durably (answers to users, membership).
     fn commit(&mut self) -> Result<(), ApiError> {
         for r in self.b.records.drain(..) {
             self.journal.push(r);
         }
         Ok(self.journal.commit()?)
+    }
+
+    /// Commit without waiting for the disk (heartbeats, ticks); the tick
+    /// syncs every second.
+    fn commit_lazy(&mut self) -> Result<(), ApiError> {
+        for r in self.b.records.drain(..) {
+            self.journal.push(r);
+        }
+        Ok(self.journal.commit_lazy()?)
+    }
+
+    /// Make every journaled record durable (at shutdown).
+    pub fn sync(&mut self) -> Result<(), ApiError> {
+        self.commit_lazy()?;
+        Ok(self.journal.sync()?)
     }
 
     /// Cluster readiness.

@@ -178,7 +178,7 @@ impl Core {
         }
         self.b.heartbeat_ns.record(t0.elapsed().as_nanos() as u64);
         self.settle();
-        self.commit()?;
+        self.commit_lazy()?;
         self.b
             .heartbeat_total_ns
             .record(t_all.elapsed().as_nanos() as u64);
@@ -344,7 +344,7 @@ impl Core {
                 });
             }
             self.settle();
-            self.commit()?;
+            self.commit_lazy()?;
         }
         Ok(out)
     }
@@ -410,6 +410,7 @@ impl Core {
             .is_none_or(|s| s.elapsed() >= Duration::from_secs(1))
         {
             self.last_sample = Some(Instant::now());
+            self.journal.sync()?;
             let u = f.st.usage();
             self.b.samples.push(Sample {
                 t_s: now.as_secs_f64(),
@@ -420,6 +421,6 @@ impl Core {
             });
         }
         self.settle();
-        self.commit()
+        self.commit_lazy()
     }
 }
