@@ -180,7 +180,7 @@ impl Program {
         data: &[u8],
         emit: &mut dyn FnMut(&[u8], &[u8]),
         count: &mut dyn FnMut(&[u8], u64),
-        cancel: &dyn Fn() -> bool,
+        cancel: &(dyn Fn() -> bool + Sync),
     ) -> Result<(), String> {
         match self {
             Program::Wordcount => {
@@ -225,7 +225,7 @@ impl Program {
                 }
             }
             Program::Streaming { mapper, .. } => {
-                run_filter(mapper, data, &mut |line| {
+                run_filter(mapper, data, cancel, &mut |line| {
                     let (k, v) = split_kv(line);
                     emit(k, v);
                 })?;
@@ -240,6 +240,7 @@ impl Program {
         &self,
         groups: &mut dyn Iterator<Item = std::io::Result<(Vec<u8>, Vec<Vec<u8>>)>>,
         out: &mut (dyn Write + Send),
+        cancel: &(dyn Fn() -> bool + Sync),
     ) -> Result<(), String> {
         let io = |e: std::io::Error| e.to_string();
         match self {
@@ -279,7 +280,7 @@ impl Program {
                 }
             }
             Program::Streaming { reducer, .. } => {
-                stream_reduce(reducer, groups, out)?;
+                stream_reduce(reducer, groups, out, cancel)?;
             }
         }
         Ok(())
@@ -294,20 +295,63 @@ pub fn parse_count(v: &[u8]) -> Result<u64, String> {
         .ok_or_else(|| format!("not a count: {:?}", String::from_utf8_lossy(v)))
 }
 
-/// Pipe `input` through `sh -c cmd`, calling `line` for each output line.
-fn run_filter(cmd: &str, input: &[u8], line: &mut dyn FnMut(&[u8])) -> Result<(), String> {
-    let mut child = Command::new("sh")
-        .arg("-c")
+/// Start `sh -c cmd` with piped stdio, in its own process group so that
+/// a kill reaches everything it started.
+fn spawn_sh(cmd: &str) -> Result<std::process::Child, String> {
+    let mut c = Command::new("sh");
+    c.arg("-c")
         .arg(cmd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start `{cmd}`: {e}"))?;
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        c.process_group(0);
+    }
+    c.spawn().map_err(|e| format!("cannot start `{cmd}`: {e}"))
+}
+
+/// Watch `cancel` while a command runs; on cancel kill its process group.
+/// Returns whether it killed. `done` (then an unpark) ends the watch.
+fn watch_cancel<'s>(
+    s: &'s std::thread::Scope<'s, '_>,
+    cancel: &'s (dyn Fn() -> bool + Sync),
+    pid: u32,
+    done: &'s std::sync::atomic::AtomicBool,
+) -> std::thread::ScopedJoinHandle<'s, bool> {
+    s.spawn(move || {
+        while !done.load(std::sync::atomic::Ordering::Acquire) {
+            if cancel() {
+                #[cfg(unix)]
+                let _ = Command::new("kill")
+                    .args(["-s", "KILL", "--"])
+                    .arg(format!("-{pid}"))
+                    .stderr(Stdio::null())
+                    .status();
+                return true;
+            }
+            std::thread::park_timeout(std::time::Duration::from_millis(25));
+        }
+        false
+    })
+}
+
+/// Pipe `input` through `sh -c cmd`, calling `line` for each output line.
+fn run_filter(
+    cmd: &str,
+    input: &[u8],
+    cancel: &(dyn Fn() -> bool + Sync),
+    line: &mut dyn FnMut(&[u8]),
+) -> Result<(), String> {
+    let mut child = spawn_sh(cmd)?;
     let mut stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let pid = child.id();
     std::thread::scope(|s| -> Result<(), String> {
+        let watcher = watch_cancel(s, cancel, pid, &done);
         let writer = s.spawn(move || {
             // A command that stops reading early is not an error here; its
             // exit status says whether it succeeded.
@@ -320,20 +364,34 @@ fn run_filter(cmd: &str, input: &[u8], line: &mut dyn FnMut(&[u8])) -> Result<()
         });
         let mut r = BufReader::with_capacity(1 << 16, stdout);
         let mut buf = Vec::new();
+        let mut read_err = None;
         loop {
             buf.clear();
-            let n = r.read_until(b'\n', &mut buf).map_err(|e| e.to_string())?;
-            if n == 0 {
-                break;
+            match r.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    read_err = Some(e.to_string());
+                    break;
+                }
             }
             if buf.last() == Some(&b'\n') {
                 buf.pop();
             }
             line(&buf);
         }
+        done.store(true, std::sync::atomic::Ordering::Release);
+        watcher.thread().unpark();
+        let killed = watcher.join().unwrap_or(false);
         let _ = writer.join();
         let err = errs.join().unwrap_or_default();
         let status = child.wait().map_err(|e| e.to_string())?;
+        if killed {
+            return Err("killed".into());
+        }
+        if let Some(e) = read_err {
+            return Err(e);
+        }
         if !status.success() {
             return Err(format!(
                 "`{cmd}` exited with {status}: {}",
@@ -350,21 +408,18 @@ fn stream_reduce(
     cmd: &str,
     groups: &mut dyn Iterator<Item = std::io::Result<(Vec<u8>, Vec<Vec<u8>>)>>,
     out: &mut (dyn Write + Send),
+    cancel: &(dyn Fn() -> bool + Sync),
 ) -> Result<(), String> {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start `{cmd}`: {e}"))?;
+    let mut child = spawn_sh(cmd)?;
     let stdin = child.stdin.take().expect("piped");
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let pid = child.id();
     // The reducer's input is written on this thread while a helper copies
     // its output, so neither pipe can fill up and block the other.
-    let (copied, err, fed) = std::thread::scope(|s| {
+    let (copied, err, fed, killed) = std::thread::scope(|s| {
+        let watcher = watch_cancel(s, cancel, pid, &done);
         // The output goes straight to `out`: nothing is held in memory.
         let reader = s.spawn(move || -> std::io::Result<u64> { std::io::copy(&mut stdout, out) });
         let errs = s.spawn(move || {
@@ -374,7 +429,7 @@ fn stream_reduce(
         });
         let mut w = std::io::BufWriter::with_capacity(1 << 16, stdin);
         let mut fed: Result<(), String> = Ok(());
-        for g in groups {
+        'groups: for g in groups {
             match g {
                 Ok((k, vs)) => {
                     for v in vs {
@@ -384,7 +439,7 @@ fn stream_reduce(
                             .and_then(|_| w.write_all(&v))
                             .and_then(|_| w.write_all(b"\n"));
                         if r.is_err() {
-                            break;
+                            break 'groups;
                         }
                     }
                 }
@@ -396,10 +451,17 @@ fn stream_reduce(
         }
         let _ = w.flush();
         drop(w);
-        (reader.join(), errs.join().unwrap_or_default(), fed)
+        let copied = reader.join();
+        done.store(true, std::sync::atomic::Ordering::Release);
+        watcher.thread().unpark();
+        let killed = watcher.join().unwrap_or(false);
+        (copied, errs.join().unwrap_or_default(), fed, killed)
     });
-    fed?;
     let status = child.wait().map_err(|e| e.to_string())?;
+    if killed {
+        return Err("killed".into());
+    }
+    fed?;
     if !status.success() {
         return Err(format!(
             "`{cmd}` exited with {status}: {}",
@@ -449,7 +511,7 @@ pub fn sequential(program: &Program, input: &[u8], reduces: u32) -> Result<Vec<V
             }
         }
         let mut buf = Vec::new();
-        program.reduce(&mut groups.into_iter().map(Ok), &mut buf)?;
+        program.reduce(&mut groups.into_iter().map(Ok), &mut buf, &|| false)?;
         out.push(buf);
     }
     Ok(out)
@@ -540,5 +602,28 @@ mod tests {
         assert_eq!(v, vec![&b"a"[..], b"", b"b"]);
         assert_eq!(lines(b"").count(), 0);
         assert_eq!(lines(b"x\n").count(), 1);
+    }
+
+    #[test]
+    fn a_cancelled_command_is_killed_with_what_it_started() {
+        let t0 = std::time::Instant::now();
+        let cancel = || t0.elapsed() > std::time::Duration::from_millis(100);
+        let p = Program::Streaming {
+            mapper: "sleep 20; cat".into(),
+            reducer: "sleep 20; cat".into(),
+        };
+        let e = p
+            .map(b"a\n", &mut |_, _| {}, &mut |_, _| {}, &cancel)
+            .unwrap_err();
+        assert_eq!(e, "killed");
+        let t1 = std::time::Instant::now();
+        let cancel = || t1.elapsed() > std::time::Duration::from_millis(100);
+        let mut out = Vec::new();
+        let groups = vec![Ok((b"k".to_vec(), vec![b"v".to_vec()]))];
+        let e = p
+            .reduce(&mut groups.into_iter(), &mut out, &cancel)
+            .unwrap_err();
+        assert_eq!(e, "killed");
+        assert!(t0.elapsed().as_secs() < 10, "the sleeps were killed");
     }
 }

@@ -639,6 +639,7 @@ async fn reduce_inner(
     let fin = w.blocks().join(out_id.to_string());
     let prog = tj.program.clone();
     let rdir2 = rdir.to_path_buf();
+    let cancel2 = cancel.clone();
     let bytes = tokio::task::spawn_blocking(move || -> Result<u64, String> {
         let io = |e: std::io::Error| format!("reduce: {e}");
         let left = reduce_runs(runs, &rdir2, false).map_err(io)?;
@@ -650,7 +651,7 @@ async fn reduce_inner(
         let mut groups = Groups::new(Merger::new(readers).map_err(io)?);
         let file = std::fs::File::create(&tmp).map_err(io)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-        prog.reduce(&mut groups, &mut out)?;
+        prog.reduce(&mut groups, &mut out, &|| cancel2.load(Ordering::Relaxed))?;
         use std::io::Write;
         out.flush().map_err(io)?;
         drop(out);
