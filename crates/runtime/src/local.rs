@@ -187,6 +187,12 @@ impl LocalCluster {
                     break;
                 }
             }
+            if let Some((who, status)) = lc.exited().into_iter().next() {
+                lc.stop();
+                return Err(format!(
+                    "{who} exited at start-up ({status}); see its messages above (a work directory keeps the cluster it was first started with: use a new --dir for another number of workers)"
+                ));
+            }
             if t0.elapsed() > Duration::from_secs(60) {
                 lc.stop();
                 return Err("the cluster did not form within 60 s".into());
