@@ -74,6 +74,8 @@ pub enum Report {
     ReduceDone {
         /// Attempt key.
         key: String,
+        /// The output block written.
+        block: u64,
         /// Output bytes.
         bytes: u64,
         /// Workers (node ids) that hold a replica of the output block.

@@ -686,6 +686,7 @@ async fn reduce_inner(
     }
     Ok(Report::ReduceDone {
         key: l.key.clone(),
+        block: out_id,
         bytes,
         replicas,
     })

@@ -91,6 +91,7 @@ fn drive(c: &mut Core, w: &mut [Fake], fail_maps: bool) {
                 any = true;
                 f.reports.push(Report::ReduceDone {
                     key: k,
+                    block: 99,
                     bytes: 7,
                     replicas: Vec::new(),
                 });
@@ -212,4 +213,70 @@ fn unknown_sessions_and_strangers_are_turned_away() {
         .unwrap_err();
     assert!(e.message.contains("no file `in`"), "{}", e.message);
     assert!(c.jobs().unwrap().is_empty(), "nothing half-made");
+}
+
+#[test]
+fn late_reduce_reports_delete_their_block_but_repeated_ones_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Core::open(
+        Journal::open(&dir.path().join("j.redb")).unwrap(),
+        settings(),
+        None,
+    )
+    .unwrap();
+    let r0 = c.register(reg("a")).unwrap();
+    let r1 = c.register(reg("b")).unwrap();
+    let (id, targets) = c.new_block(1).unwrap();
+    c.commit_file(
+        &alice(),
+        "in",
+        vec![BlockMeta {
+            id,
+            bytes: 10,
+            replicas: targets.iter().map(|t| t.0).collect(),
+        }],
+    )
+    .unwrap();
+    let mut w = vec![
+        Fake {
+            node: r0.node,
+            session: r0.session,
+            reports: Vec::new(),
+        },
+        Fake {
+            node: r1.node,
+            session: r1.session,
+            reports: Vec::new(),
+        },
+    ];
+    c.submit(
+        &alice(),
+        "ok.toml",
+        &job("out", "kind = \"wordcount\""),
+        false,
+    )
+    .unwrap();
+    drive(&mut c, &mut w, false);
+    let out = c.file_view("out").unwrap();
+    let written = out.blocks[0].0;
+    // The same report again (its answer was lost): nothing is deleted.
+    for f in w.iter_mut() {
+        f.reports.push(Report::ReduceDone {
+            key: format!("{}-0", c.b.gen),
+            block: written,
+            bytes: 7,
+            replicas: vec![],
+        });
+        assert!(f.beat(&mut c).delete_blocks.is_empty());
+    }
+    // A report for an attempt nobody knows: its block goes.
+    let other = w[1].node;
+    w[0].reports.push(Report::ReduceDone {
+        key: format!("{}-777", c.b.gen),
+        block: 1234,
+        bytes: 7,
+        replicas: vec![other],
+    });
+    assert_eq!(w[0].beat(&mut c).delete_blocks, vec![1234]);
+    assert_eq!(w[1].beat(&mut c).delete_blocks, vec![1234]);
 }

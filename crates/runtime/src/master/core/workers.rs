@@ -230,10 +230,28 @@ impl Core {
             }
             Report::ReduceDone {
                 key,
+                block: written,
                 bytes,
                 replicas,
             } => {
                 let Some(a) = running(&key, &self.b, &f.st) else {
+                    // Too late (the job ended, the attempt was killed): the
+                    // block it wrote is garbage, unless this is a repeated
+                    // report of a reduce that did finish.
+                    let used = self.b.jobs.iter().any(|m| {
+                        m.reduce_out
+                            .iter()
+                            .flatten()
+                            .any(|(id, _, _)| *id == written)
+                    });
+                    if used {
+                        return;
+                    }
+                    for r in std::iter::once(node.0).chain(replicas) {
+                        if let Some(o) = self.b.out.get_mut(r as usize) {
+                            o.delete_blocks.push(written);
+                        }
+                    }
                     return;
                 };
                 let att = f.st.attempt(a).expect("running").clone();
