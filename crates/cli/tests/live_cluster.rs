@@ -412,7 +412,16 @@ fn bad_job_files_tokens_and_inputs_give_clear_errors() {
     assert!(e.contains("output: `o` already exists"), "{e}");
 
     // Users cannot kill each other's jobs or remove each other's files.
-    let slow = live.write("slow.toml", &slow_job("d", "s").0);
+    // A job that would run for a minute: it is killed below.
+    let slow = live.write(
+        "slow.toml",
+        &job(
+            "d",
+            "s",
+            1,
+            "kind = \"streaming\"\nmapper = \"sleep 60; cat\"\nreducer = \"cat\"",
+        ),
+    );
     let out = ok(&live.cli(ALICE, &["submit", slow.to_str().unwrap(), "-f", "json"]));
     let id = serde_json::from_str::<serde_json::Value>(&out).unwrap()["id"]
         .as_u64()
@@ -422,6 +431,8 @@ fn bad_job_files_tokens_and_inputs_give_clear_errors() {
     assert!(e.contains("belongs to `alice`"), "{e}");
     let e = err(&live.cli(BOB, &["dfs", "rm", "d"]), 2);
     assert!(e.contains("belongs to `alice`"), "{e}");
+    let e = err(&live.cli(ALICE, &["dfs", "rm", "d"]), 2);
+    assert!(e.contains("is read by running job"), "{e}");
     let out = ok(&live.cli(ALICE, &["kill", &id]));
     assert!(out.contains("killed"), "{out}");
     let status = ok(&live.cli(ALICE, &["status", &id, "-f", "json"]));
