@@ -37,6 +37,9 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Write a built-in workload as a workload file to edit.
     Generate(GenerateArgs),
+    /// Live cluster: master, worker, local, submit, jobs, status, kill, pools, metrics, dfs.
+    #[command(flatten)]
+    Live(crate::live::LiveCommand),
 }
 
 /// Output formats.

@@ -66,6 +66,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::List(a) => list(a),
         Command::Validate(a) => validate(a),
         Command::Generate(a) => generate(a),
+        Command::Live(c) => crate::live::run(c),
     }
 }
 

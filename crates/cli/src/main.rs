@@ -8,6 +8,7 @@
 
 mod args;
 mod commands;
+mod live;
 mod progress;
 
 use clap::Parser;

@@ -7,6 +7,8 @@
 //!   routine used at every level of a hierarchy;
 //! * [`delay`]: delay scheduling for locality (wait times and skip counts);
 //! * [`assign`]: serving jobs in a policy's order;
+//! * [`drive`]: the driver loop the simulator and the live master share
+//!   (submission, heartbeats, actions, event delivery);
 //! * [`plan`]: following a precomputed task -> machine plan;
 //! * [`config`]: configuration files, presets and the policy registry;
 //! * [`policies`]: one module per policy family.
@@ -20,6 +22,7 @@
 pub mod assign;
 pub mod config;
 pub mod delay;
+pub mod drive;
 pub mod plan;
 pub mod policies;
 pub mod scheduler;
@@ -28,4 +31,5 @@ pub mod share;
 mod testutil;
 
 pub use config::{PolicyInfo, Preset, SchedulerConfig};
+pub use drive::{Driver, Hooks, InvalidLaunch};
 pub use scheduler::{Action, Admission, Scheduler};

@@ -20,13 +20,12 @@ use mrsched_metrics::{LatencyHistogram, RunInfo, Sample};
 use mrsched_model::cost;
 use mrsched_model::rng::{self, hash_words, unit_from_hash};
 use mrsched_model::{AttemptId, Cluster, JobId, NodeId, TaskKind, Time, Workload};
-use mrsched_sched::{Action, Admission, Scheduler};
-use mrsched_state::{ClusterState, DatasetBlocks, JobStatus, Launch, LaunchError, StateEvent};
+use mrsched_sched::{Driver, Hooks, Scheduler};
+use mrsched_state::{ClusterState, DatasetBlocks, Launch, LaunchError, StateEvent};
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
 use rustc_hash::FxHashMap;
 use std::fmt;
-use std::time::Instant;
 
 /// Simulation settings.
 #[derive(Clone, Debug)]
@@ -140,10 +139,16 @@ struct NodeBeat {
 struct Engine<'a> {
     st: ClusterState,
     sched: &'a mut dyn Scheduler,
+    driver: Driver,
+    k: Core<'a>,
+}
+
+/// Everything the engine keeps besides the state and the scheduler: the
+/// driver hooks of the shared loop ([`Driver`]).
+struct Core<'a> {
     opts: &'a SimOptions,
     workload: &'a Workload,
     heap: EventQueue<Ev>,
-    scratch: Vec<StateEvent>,
     beats: Vec<NodeBeat>,
     copy_profiles: FxHashMap<JobId, CopyProfile>,
     copy_epoch: FxHashMap<AttemptId, u32>,
@@ -182,7 +187,7 @@ pub fn simulate_with_progress(
     progress: &mut dyn FnMut(f64),
 ) -> Result<SimOutput, SimError> {
     let mut st = ClusterState::new(cluster.clone());
-    st.set_copy_compute_splitting(sched.copy_compute_splitting());
+    Driver::init(&mut st, sched);
     let mut place_rng = rng::stream(opts.seed, "placement");
     for d in &workload.datasets {
         let r = (d.replication as usize).min(cluster.nodes.len());
@@ -217,193 +222,124 @@ pub fn simulate_with_progress(
     let mut e = Engine {
         st,
         sched,
-        opts,
-        workload,
-        heap: EventQueue::new(),
-        scratch: Vec::new(),
-        beats,
-        copy_profiles: FxHashMap::default(),
-        copy_epoch: FxHashMap::default(),
-        fail_rng: rng::stream(opts.seed, "task-failures"),
-        node_rng: rng::stream(opts.seed, "node-failures"),
-        timer_at: None,
-        timer_fired: None,
-        arrivals_left: workload.jobs.len(),
-        open_jobs: 0,
-        every_heartbeat,
-        samples: Vec::new(),
-        hist: opts.timing.then(LatencyHistogram::new),
-        events: 0,
-        task_events: 0,
-        last_progress: Time::ZERO,
-        capacity_times: cluster.capacity_change_times(),
+        driver: Driver::new(),
+        k: Core {
+            opts,
+            workload,
+            heap: EventQueue::new(),
+            beats,
+            copy_profiles: FxHashMap::default(),
+            copy_epoch: FxHashMap::default(),
+            fail_rng: rng::stream(opts.seed, "task-failures"),
+            node_rng: rng::stream(opts.seed, "node-failures"),
+            timer_at: None,
+            timer_fired: None,
+            arrivals_left: workload.jobs.len(),
+            open_jobs: 0,
+            every_heartbeat,
+            samples: Vec::new(),
+            hist: opts.timing.then(LatencyHistogram::new),
+            events: 0,
+            task_events: 0,
+            last_progress: Time::ZERO,
+            capacity_times: cluster.capacity_change_times(),
+        },
     };
     e.init();
     let total_jobs = workload.jobs.len().max(1) as f64;
     let mut next_progress = 0u64;
-    while e.arrivals_left > 0 || e.open_jobs > 0 {
-        let Some((t, ev)) = e.heap.pop() else {
-            return Err(e.stalled());
+    while e.k.arrivals_left > 0 || e.k.open_jobs > 0 {
+        let Some((t, ev)) = e.k.heap.pop() else {
+            return Err(e.k.stalled(&e.st));
         };
         let t = Time(t);
         if t > e.st.now() {
-            if e.st.running_attempts() == 0 && t - e.last_progress > e.opts.stall_after {
-                return Err(e.stalled());
+            if e.st.running_attempts() == 0 && t - e.k.last_progress > e.k.opts.stall_after {
+                return Err(e.k.stalled(&e.st));
             }
             e.st.advance_to(t);
         }
-        e.events += 1;
+        e.k.events += 1;
         e.handle(ev)?;
         e.after_step()?;
-        if e.events >= next_progress {
-            next_progress = e.events + 100_000;
-            let ended = workload.jobs.len() - e.arrivals_left - e.open_jobs;
+        if e.k.events >= next_progress {
+            next_progress = e.k.events + 100_000;
+            let ended = workload.jobs.len() - e.k.arrivals_left - e.k.open_jobs;
             progress(ended as f64 / total_jobs);
         }
     }
-    e.sample();
+    e.k.sample(&e.st);
     progress(1.0);
     let info = RunInfo {
         scheduler: e.sched.name(),
         cluster: cluster.name.clone(),
         workload: workload.name.clone(),
         seed: opts.seed,
-        samples: std::mem::take(&mut e.samples),
-        decisions: e.hist.take(),
-        events: e.events,
+        samples: std::mem::take(&mut e.k.samples),
+        decisions: e.k.hist.take(),
+        events: e.k.events,
         standalone: None,
         scheduler_stats: e.sched.stats(),
     };
     Ok(SimOutput {
-        task_events: e.task_events,
+        task_events: e.k.task_events,
         state: e.st,
         info,
     })
 }
 
 impl Engine<'_> {
-    fn push(&mut self, t: Time, ev: Ev) {
-        self.heap.push(t.0, ev);
-    }
-
     fn init(&mut self) {
+        let k = &mut self.k;
         // Arrivals are chained (each queues the next), keeping the heap small.
-        if let Some(j) = self.workload.jobs.first() {
-            self.push(j.arrival, Ev::Arrival(0));
+        if let Some(j) = k.workload.jobs.first() {
+            k.push(j.arrival, Ev::Arrival(0));
         }
         let cluster = self.st.cluster();
         let scheduled: Vec<(NodeId, Time, Option<Time>)> = cluster.faults.scheduled.clone();
         let mtbf = cluster.faults.mtbf;
         let n_nodes = cluster.nodes.len();
         for (n, at, back) in scheduled {
-            self.push(at, Ev::NodeDown(n, false));
+            k.push(at, Ev::NodeDown(n, false));
             if let Some(b) = back {
-                self.push(b, Ev::NodeUp(n, false));
+                k.push(b, Ev::NodeUp(n, false));
             }
         }
         if let Some(m) = mtbf {
             for n in 0..n_nodes {
-                let d = self.exp_draw(m);
-                self.push(d, Ev::NodeDown(NodeId(n as u32), true));
+                let d = k.exp_draw(m);
+                k.push(d, Ev::NodeDown(NodeId(n as u32), true));
             }
         }
-        if !self.capacity_times.is_empty() {
-            self.push(self.capacity_times[0], Ev::Capacity(0));
+        if !k.capacity_times.is_empty() {
+            k.push(k.capacity_times[0], Ev::Capacity(0));
         }
-        if let Some(first) = self.workload.jobs.first() {
-            self.push(first.arrival, Ev::Sample);
+        if let Some(first) = k.workload.jobs.first() {
+            k.push(first.arrival, Ev::Sample);
         }
-        if self.every_heartbeat {
+        if k.every_heartbeat {
             for n in 0..n_nodes {
-                self.wake(NodeId(n as u32));
+                k.wake(&self.st, NodeId(n as u32));
             }
         }
-    }
-
-    fn exp_draw(&mut self, mean: Time) -> Time {
-        let exp = Exp::new(1.0 / mean.as_secs_f64().max(1e-9)).expect("positive rate");
-        Time::from_secs_f64(exp.sample(&mut self.node_rng))
-    }
-
-    fn stalled(&self) -> SimError {
-        SimError::Stalled {
-            at: self.st.now(),
-            jobs: self
-                .st
-                .jobs()
-                .iter()
-                .filter(|j| !j.status.is_final())
-                .map(|j| j.id)
-                .take(10)
-                .collect(),
-        }
-    }
-
-    /// Time of heartbeat `k` of node `n`.
-    fn beat_time(&self, n: NodeId, k: u64) -> Time {
-        let hb = &self.st.cluster().heartbeat;
-        let jitter = if hb.jitter > Time::ZERO {
-            Time(
-                (unit_from_hash(hash_words(&[self.opts.seed, 0x717E, n.0 as u64, k]))
-                    * hb.jitter.0 as f64) as u64,
-            )
-        } else {
-            Time::ZERO
-        };
-        self.beats[n.idx()].phase + hb.interval * k + jitter
-    }
-
-    /// Queue node `n`'s next periodic heartbeat if it is asleep.
-    fn wake(&mut self, n: NodeId) {
-        if self.beats[n.idx()].queued || !self.st.node(n).alive {
-            return;
-        }
-        let now = self.st.now();
-        let interval = self.st.cluster().heartbeat.interval;
-        let phase = self.beats[n.idx()].phase;
-        let mut k = self.beats[n.idx()].next_k;
-        if now > phase {
-            k = k.max(((now - phase).0 / interval.0).saturating_sub(1));
-        }
-        while self.beat_time(n, k) < now {
-            k += 1;
-        }
-        self.beats[n.idx()].next_k = k;
-        self.beats[n.idx()].queued = true;
-        let t = self.beat_time(n, k);
-        self.push(t, Ev::Heartbeat(n, false));
-    }
-
-    /// Could a heartbeat of `n` launch anything now?
-    fn has_potential(&self, n: NodeId) -> bool {
-        (self.st.pending_maps_total() > 0 && self.st.free_map_slots(n) > 0)
-            || (self.st.launchable_reduces_total() > 0 && self.st.free_reduce_slots(n) > 0)
     }
 
     fn handle(&mut self, ev: Ev) -> Result<(), SimError> {
         match ev {
             Ev::Arrival(i) => {
-                if let Some(next) = self.workload.jobs.get(i as usize + 1) {
-                    self.push(next.arrival, Ev::Arrival(i + 1));
+                if let Some(next) = self.k.workload.jobs.get(i as usize + 1) {
+                    self.k.push(next.arrival, Ev::Arrival(i + 1));
                 }
-                self.arrivals_left -= 1;
-                self.open_jobs += 1;
-                self.last_progress = self.st.now();
-                let spec = self.workload.jobs[i as usize].clone();
-                let j = self.st.submit(spec);
-                self.deliver();
-                match self.sched.on_submit(&self.st, j) {
-                    Admission::Admit => {
-                        let _ = self.st.admit(j);
-                    }
-                    Admission::Reject(why) => {
-                        let _ = self.st.reject(j, why);
-                    }
-                }
+                self.k.arrivals_left -= 1;
+                self.k.open_jobs += 1;
+                self.k.last_progress = self.st.now();
+                let spec = self.k.workload.jobs[i as usize].clone();
+                self.driver
+                    .submit(&mut self.st, self.sched, &mut self.k, spec);
             }
             Ev::Heartbeat(n, oob) => {
                 if !oob {
-                    let b = &mut self.beats[n.idx()];
+                    let b = &mut self.k.beats[n.idx()];
                     b.queued = false;
                     b.next_k += 1;
                 }
@@ -411,8 +347,8 @@ impl Engine<'_> {
                     return Ok(());
                 }
                 self.heartbeat(n)?;
-                if !oob && (self.every_heartbeat || self.has_potential(n)) {
-                    self.wake(n);
+                if !oob && (self.k.every_heartbeat || self.k.has_potential(&self.st, n)) {
+                    self.k.wake(&self.st, n);
                 }
             }
             Ev::MapDone(a) => {
@@ -423,8 +359,8 @@ impl Engine<'_> {
                 }
             }
             Ev::CopyDone(a, epoch) => {
-                if self.copy_epoch.get(&a) == Some(&epoch) {
-                    self.copy_epoch.remove(&a);
+                if self.k.copy_epoch.get(&a) == Some(&epoch) {
+                    self.k.copy_epoch.remove(&a);
                     let _ = self.st.finish_copy(a);
                 }
             }
@@ -439,9 +375,9 @@ impl Engine<'_> {
                 if let Some(att) = self.st.attempt(a) {
                     let node = att.node;
                     if self.st.fail_attempt(a, "injected task failure").is_ok() {
-                        self.task_events += 1;
-                        self.last_progress = self.st.now();
-                        self.copy_epoch.remove(&a);
+                        self.k.task_events += 1;
+                        self.k.last_progress = self.st.now();
+                        self.k.copy_epoch.remove(&a);
                         self.deliver();
                         self.maybe_oob(node)?;
                     }
@@ -449,172 +385,84 @@ impl Engine<'_> {
             }
             Ev::Timer => {
                 let now = self.st.now();
-                if self.timer_at == Some(now) {
-                    self.timer_at = None;
-                    self.timer_fired = Some(now);
-                    let actions = self.sched.on_timer(&self.st);
-                    self.apply(actions);
+                if self.k.timer_at == Some(now) {
+                    self.k.timer_at = None;
+                    self.k.timer_fired = Some(now);
+                    self.driver
+                        .fire_timer(&mut self.st, self.sched, &mut self.k);
                 }
             }
             Ev::NodeDown(n, random) => {
                 if self.st.node(n).alive {
                     self.st.node_lost(n);
                     if random {
-                        let d = self.exp_draw(self.st.cluster().faults.mttr);
-                        self.push(self.st.now() + d, Ev::NodeUp(n, true));
+                        let d = self.k.exp_draw(self.st.cluster().faults.mttr);
+                        self.k.push(self.st.now() + d, Ev::NodeUp(n, true));
                     }
                 }
             }
             Ev::NodeUp(n, random) => {
                 if !self.st.node(n).alive {
                     self.st.node_recovered(n);
-                    self.wake(n);
+                    self.k.wake(&self.st, n);
                     if random {
                         if let Some(m) = self.st.cluster().faults.mtbf {
-                            let d = self.exp_draw(m);
-                            self.push(self.st.now() + d, Ev::NodeDown(n, true));
+                            let d = self.k.exp_draw(m);
+                            self.k.push(self.st.now() + d, Ev::NodeDown(n, true));
                         }
                     }
                 }
             }
             Ev::Capacity(i) => {
-                let t = self.capacity_times[i as usize];
+                let t = self.k.capacity_times[i as usize];
                 let nodes = self.st.cluster().nodes.len();
                 for n in 0..nodes {
                     let n = NodeId(n as u32);
                     let (m, r) = self.st.cluster().taken_at(n, t);
                     self.st.set_taken(n, m, r);
                 }
-                if let Some(next) = self.capacity_times.get(i as usize + 1) {
-                    self.push(*next, Ev::Capacity(i + 1));
+                if let Some(next) = self.k.capacity_times.get(i as usize + 1) {
+                    self.k.push(*next, Ev::Capacity(i + 1));
                 }
             }
             Ev::ReduceRelease(j) => self.st.release_reduces(j),
             Ev::Sample => {
-                self.sample();
-                let next = self.st.now() + self.opts.sample_every;
-                self.push(next, Ev::Sample);
+                self.k.sample(&self.st);
+                let next = self.st.now() + self.k.opts.sample_every;
+                self.k.push(next, Ev::Sample);
             }
         }
         Ok(())
     }
 
     fn heartbeat(&mut self, n: NodeId) -> Result<(), SimError> {
-        self.sched.on_heartbeat(&self.st, n);
-        // At most one launch per free slot, plus the final `None`.
-        let limit = self.st.free_map_slots(n) + self.st.free_reduce_slots(n) + 1;
-        for _ in 0..limit {
-            if self.st.free_map_slots(n) == 0 && self.st.free_reduce_slots(n) == 0 {
-                break;
-            }
-            let launch = match self.hist.as_mut() {
-                Some(h) => {
-                    let t0 = Instant::now();
-                    let l = self.sched.assign(&self.st, n);
-                    h.record(t0.elapsed().as_nanos() as u64);
-                    l
-                }
-                None => self.sched.assign(&self.st, n),
-            };
-            let Some(launch) = launch else { break };
-            match self.st.launch(n, &launch) {
-                Ok(a) => {
-                    self.task_events += 1;
-                    self.last_progress = self.st.now();
-                    self.started(a);
-                    self.deliver();
-                }
-                Err(error) => {
-                    if self.opts.strict {
-                        return Err(SimError::InvalidLaunch {
-                            at: self.st.now(),
-                            node: n,
-                            launch,
-                            error,
-                        });
-                    }
-                    break;
-                }
-            }
+        match self
+            .driver
+            .heartbeat(&mut self.st, self.sched, &mut self.k, n)
+        {
+            Ok(_) => Ok(()),
+            Err(e) if self.k.opts.strict => Err(SimError::InvalidLaunch {
+                at: self.st.now(),
+                node: e.node,
+                launch: e.launch,
+                error: e.error,
+            }),
+            Err(_) => Ok(()),
         }
-        Ok(())
-    }
-
-    /// Queue the end of a newly launched attempt.
-    fn started(&mut self, a: AttemptId) {
-        let att = self.st.attempt(a).expect("just launched");
-        let cluster = self.st.cluster();
-        let node = cluster.node(att.node);
-        match att.kind {
-            TaskKind::Map => {
-                let cost_of = |job: JobId, task: u32| {
-                    let spec = &self.st.job(job).spec;
-                    cost::map_cost(cluster, spec, &spec.maps[task as usize], node, att.locality)
-                };
-                // One rider (every policy but shared scans): no allocation.
-                let d = if att.riders.is_empty() {
-                    cost::shared_map_time(cluster, &[cost_of(att.job, att.task)])
-                } else {
-                    let costs: Vec<cost::MapCost> =
-                        att.tasks().map(|t| cost_of(t.job, t.index)).collect();
-                    cost::shared_map_time(cluster, &costs)
-                };
-                let end = self.st.now() + d;
-                self.schedule_end(a, d, end, Ev::MapDone(a));
-            }
-            TaskKind::Reduce => {
-                // Copy end is known once every map is done; explicit-time
-                // reduces skip the copy (they start computing at launch).
-                let (job, start) = (att.job, att.start);
-                if self.st.job(job).maps_done() && !self.st.job(job).spec.explicit_reduces() {
-                    self.schedule_copy(job, a, start);
-                }
-            }
-        }
-    }
-
-    /// Queue `done` at `end`, or a failure at a uniform point of `d`.
-    fn schedule_end(&mut self, a: AttemptId, d: Time, end: Time, done: Ev) {
-        let p = self.st.cluster().faults.task_failure_prob;
-        if p > 0.0 && self.fail_rng.random::<f64>() < p {
-            let at = self.st.now() + d.scale(self.fail_rng.random::<f64>());
-            self.push(at, Ev::AttemptFail(a));
-        } else {
-            self.push(end, done);
-        }
-    }
-
-    fn schedule_copy(&mut self, job: JobId, a: AttemptId, start: Time) {
-        if !self.copy_profiles.contains_key(&job) {
-            let cluster = self.st.cluster();
-            let jb = self.st.job(job);
-            let parts = jb.reduces.len().max(1) as f64;
-            let maps: Vec<(Time, Time)> = jb
-                .maps
-                .iter()
-                .zip(&jb.spec.maps)
-                .map(|(t, m)| {
-                    let share = cost::map_output_mb(&jb.spec, m) / parts;
-                    (t.finish, cost::copy_time(cluster, share))
-                })
-                .collect();
-            self.copy_profiles.insert(job, CopyProfile::new(maps));
-        }
-        let overhead = self.st.cluster().task_overhead;
-        let end = self.copy_profiles[&job].copy_end(start + overhead);
-        let epoch = self.copy_epoch.get(&a).map_or(0, |e| e + 1);
-        self.copy_epoch.insert(a, epoch);
-        self.push(end.max(self.st.now()), Ev::CopyDone(a, epoch));
     }
 
     fn task_ended(&mut self, node: NodeId) -> Result<(), SimError> {
-        self.task_events += 1;
-        self.last_progress = self.st.now();
+        self.k.task_events += 1;
+        self.k.last_progress = self.st.now();
         self.deliver();
-        self.flush_compute_starts();
+        for a in self.st.take_compute_started() {
+            if self.st.attempt(a).is_some() {
+                self.k.compute_started(&self.st, a);
+            }
+        }
         self.maybe_oob(node)?;
-        if self.has_potential(node) {
-            self.wake(node);
+        if self.k.has_potential(&self.st, node) {
+            self.k.wake(&self.st, node);
         }
         Ok(())
     }
@@ -625,36 +473,53 @@ impl Engine<'_> {
     fn maybe_oob(&mut self, n: NodeId) -> Result<(), SimError> {
         if self.st.cluster().heartbeat.on_completion
             && self.st.node(n).alive
-            && (self.every_heartbeat || self.has_potential(n))
+            && (self.k.every_heartbeat || self.k.has_potential(&self.st, n))
         {
             self.heartbeat(n)?;
         }
         Ok(())
     }
 
-    /// Forward the state's events to the scheduler, reacting to those the
-    /// engine itself must act on.
     fn deliver(&mut self) {
-        let mut buf = std::mem::take(&mut self.scratch);
-        while self.st.has_events() {
-            self.st.swap_events(&mut buf);
-            for ev in buf.drain(..) {
-                self.react(&ev);
-                self.sched.on_event(&self.st, &ev);
-            }
-        }
-        self.scratch = buf;
+        self.driver.deliver(&mut self.st, self.sched, &mut self.k);
     }
 
-    fn react(&mut self, ev: &StateEvent) {
+    /// Work every step leaves: events, compute starts, releases, timers.
+    fn after_step(&mut self) -> Result<(), SimError> {
+        self.driver.settle(&mut self.st, self.sched, &mut self.k);
+        if let Some(t) = self.sched.next_timer() {
+            // A timer never fires twice at one instant (guards a policy
+            // that keeps asking for "now").
+            let floor = match self.k.timer_fired {
+                Some(f) if f == self.st.now() => f + Time(1),
+                _ => self.st.now(),
+            };
+            let t = t.max(floor);
+            if self.k.timer_at != Some(t) {
+                self.k.timer_at = Some(t);
+                self.k.push(t, Ev::Timer);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Hooks for Core<'_> {
+    fn launched(&mut self, st: &ClusterState, a: AttemptId) {
+        self.task_events += 1;
+        self.last_progress = st.now();
+        self.started(st, a);
+    }
+
+    /// React to the state's events the engine itself must act on.
+    fn react(&mut self, st: &ClusterState, ev: &StateEvent) {
         match ev {
             StateEvent::MapsDone(j) => {
                 self.copy_profiles.remove(j);
-                if self.st.job(*j).spec.explicit_reduces() {
+                if st.job(*j).spec.explicit_reduces() {
                     return;
                 }
-                let copying: Vec<(AttemptId, Time)> = self
-                    .st
+                let copying: Vec<(AttemptId, Time)> = st
                     .running_attempts_of(*j)
                     .filter(|a| {
                         a.kind == TaskKind::Reduce && a.phase == mrsched_state::ReducePhase::Copying
@@ -662,14 +527,13 @@ impl Engine<'_> {
                     .map(|a| (a.id, a.start))
                     .collect();
                 for (a, s) in copying {
-                    self.schedule_copy(*j, a, s);
+                    self.schedule_copy(st, *j, a, s);
                 }
             }
             StateEvent::MapOutputLost { job, .. } => {
                 self.copy_profiles.remove(job);
                 // Copies in flight must wait for the re-run map.
-                let copying: Vec<AttemptId> = self
-                    .st
+                let copying: Vec<AttemptId> = st
                     .running_attempts_of(*job)
                     .filter(|a| a.kind == TaskKind::Reduce)
                     .map(|a| a.id)
@@ -679,12 +543,12 @@ impl Engine<'_> {
                         *e += 1;
                     }
                 }
-                self.wake_all();
+                self.wake_all(st);
             }
             StateEvent::JobEnded(j) | StateEvent::JobRejected(j) => {
                 self.open_jobs -= 1;
                 self.copy_profiles.remove(j);
-                self.last_progress = self.st.now();
+                self.last_progress = st.now();
             }
             StateEvent::AttemptEnded(a) => {
                 self.copy_epoch.remove(&a.id);
@@ -692,134 +556,203 @@ impl Engine<'_> {
                 // offers at once (out-of-band heartbeat) before waking it.
                 if a.status != mrsched_state::AttemptStatus::Succeeded {
                     // Its tasks are pending again: any node with room may take them.
-                    self.wake_all();
+                    self.wake_all(st);
                 }
             }
-            StateEvent::JobAdmitted(_) | StateEvent::ReducesReady(_) => self.wake_all(),
+            StateEvent::JobAdmitted(_) | StateEvent::ReducesReady(_) => self.wake_all(st),
             StateEvent::CapacityChanged(n) | StateEvent::NodeRecovered(n)
-                if self.has_potential(*n) =>
+                if self.has_potential(st, *n) =>
             {
-                self.wake(*n)
+                self.wake(st, *n)
             }
             _ => {}
         }
     }
 
-    /// Reducers that entered their compute phase: queue their ends.
-    fn flush_compute_starts(&mut self) {
-        let started = self.st.take_compute_started();
-        self.schedule_computes(started);
+    /// A reducer entered its compute phase: queue its end.
+    fn compute_started(&mut self, st: &ClusterState, a: AttemptId) {
+        let Some(att) = st.attempt(a) else {
+            return;
+        };
+        let cluster = st.cluster();
+        let spec = &st.job(att.job).spec;
+        let d = cluster.task_overhead
+            + cost::reduce_compute_time(cluster, spec, att.task as usize, cluster.node(att.node));
+        let end = st.now() + d;
+        self.schedule_end(st, a, d, end, Ev::ComputeDone(a));
     }
 
-    fn schedule_computes(&mut self, started: Vec<AttemptId>) {
-        for a in started {
-            let Some(att) = self.st.attempt(a) else {
-                continue;
-            };
-            let cluster = self.st.cluster();
-            let spec = &self.st.job(att.job).spec;
-            let d = cluster.task_overhead
-                + cost::reduce_compute_time(
-                    cluster,
-                    spec,
-                    att.task as usize,
-                    cluster.node(att.node),
-                );
-            let end = self.st.now() + d;
-            self.schedule_end(a, d, end, Ev::ComputeDone(a));
+    fn wakeup(&mut self, at: Time, job: JobId) {
+        self.push(at, Ev::ReduceRelease(job));
+    }
+
+    fn killed(&mut self, st: &ClusterState, a: AttemptId, node: NodeId) {
+        self.task_events += 1;
+        self.copy_epoch.remove(&a);
+        if self.has_potential(st, node) {
+            self.wake(st, node);
         }
     }
 
-    fn wake_all(&mut self) {
+    fn timing(&self) -> bool {
+        self.hist.is_some()
+    }
+
+    fn decision(&mut self, ns: u64) {
+        if let Some(h) = self.hist.as_mut() {
+            h.record(ns);
+        }
+    }
+}
+
+impl Core<'_> {
+    fn push(&mut self, t: Time, ev: Ev) {
+        self.heap.push(t.0, ev);
+    }
+
+    fn exp_draw(&mut self, mean: Time) -> Time {
+        let exp = Exp::new(1.0 / mean.as_secs_f64().max(1e-9)).expect("positive rate");
+        Time::from_secs_f64(exp.sample(&mut self.node_rng))
+    }
+
+    fn stalled(&self, st: &ClusterState) -> SimError {
+        SimError::Stalled {
+            at: st.now(),
+            jobs: st
+                .jobs()
+                .iter()
+                .filter(|j| !j.status.is_final())
+                .map(|j| j.id)
+                .take(10)
+                .collect(),
+        }
+    }
+
+    /// Time of heartbeat `k` of node `n`.
+    fn beat_time(&self, st: &ClusterState, n: NodeId, k: u64) -> Time {
+        let hb = &st.cluster().heartbeat;
+        let jitter = if hb.jitter > Time::ZERO {
+            Time(
+                (unit_from_hash(hash_words(&[self.opts.seed, 0x717E, n.0 as u64, k]))
+                    * hb.jitter.0 as f64) as u64,
+            )
+        } else {
+            Time::ZERO
+        };
+        self.beats[n.idx()].phase + hb.interval * k + jitter
+    }
+
+    /// Queue node `n`'s next periodic heartbeat if it is asleep.
+    fn wake(&mut self, st: &ClusterState, n: NodeId) {
+        if self.beats[n.idx()].queued || !st.node(n).alive {
+            return;
+        }
+        let now = st.now();
+        let interval = st.cluster().heartbeat.interval;
+        let phase = self.beats[n.idx()].phase;
+        let mut k = self.beats[n.idx()].next_k;
+        if now > phase {
+            k = k.max(((now - phase).0 / interval.0).saturating_sub(1));
+        }
+        while self.beat_time(st, n, k) < now {
+            k += 1;
+        }
+        self.beats[n.idx()].next_k = k;
+        self.beats[n.idx()].queued = true;
+        let t = self.beat_time(st, n, k);
+        self.push(t, Ev::Heartbeat(n, false));
+    }
+
+    /// Could a heartbeat of `n` launch anything now?
+    fn has_potential(&self, st: &ClusterState, n: NodeId) -> bool {
+        (st.pending_maps_total() > 0 && st.free_map_slots(n) > 0)
+            || (st.launchable_reduces_total() > 0 && st.free_reduce_slots(n) > 0)
+    }
+
+    /// Queue the end of a newly launched attempt.
+    fn started(&mut self, st: &ClusterState, a: AttemptId) {
+        let att = st.attempt(a).expect("just launched");
+        let cluster = st.cluster();
+        let node = cluster.node(att.node);
+        match att.kind {
+            TaskKind::Map => {
+                let cost_of = |job: JobId, task: u32| {
+                    let spec = &st.job(job).spec;
+                    cost::map_cost(cluster, spec, &spec.maps[task as usize], node, att.locality)
+                };
+                // One rider (every policy but shared scans): no allocation.
+                let d = if att.riders.is_empty() {
+                    cost::shared_map_time(cluster, &[cost_of(att.job, att.task)])
+                } else {
+                    let costs: Vec<cost::MapCost> =
+                        att.tasks().map(|t| cost_of(t.job, t.index)).collect();
+                    cost::shared_map_time(cluster, &costs)
+                };
+                let end = st.now() + d;
+                self.schedule_end(st, a, d, end, Ev::MapDone(a));
+            }
+            TaskKind::Reduce => {
+                // Copy end is known once every map is done; explicit-time
+                // reduces skip the copy (they start computing at launch).
+                let (job, start) = (att.job, att.start);
+                if st.job(job).maps_done() && !st.job(job).spec.explicit_reduces() {
+                    self.schedule_copy(st, job, a, start);
+                }
+            }
+        }
+    }
+
+    /// Queue `done` at `end`, or a failure at a uniform point of `d`.
+    fn schedule_end(&mut self, st: &ClusterState, a: AttemptId, d: Time, end: Time, done: Ev) {
+        let p = st.cluster().faults.task_failure_prob;
+        if p > 0.0 && self.fail_rng.random::<f64>() < p {
+            let at = st.now() + d.scale(self.fail_rng.random::<f64>());
+            self.push(at, Ev::AttemptFail(a));
+        } else {
+            self.push(end, done);
+        }
+    }
+
+    fn schedule_copy(&mut self, st: &ClusterState, job: JobId, a: AttemptId, start: Time) {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.copy_profiles.entry(job) {
+            let cluster = st.cluster();
+            let jb = st.job(job);
+            let parts = jb.reduces.len().max(1) as f64;
+            let maps: Vec<(Time, Time)> = jb
+                .maps
+                .iter()
+                .zip(&jb.spec.maps)
+                .map(|(t, m)| {
+                    let share = cost::map_output_mb(&jb.spec, m) / parts;
+                    (t.finish, cost::copy_time(cluster, share))
+                })
+                .collect();
+            e.insert(CopyProfile::new(maps));
+        }
+        let overhead = st.cluster().task_overhead;
+        let end = self.copy_profiles[&job].copy_end(start + overhead);
+        let epoch = self.copy_epoch.get(&a).map_or(0, |e| e + 1);
+        self.copy_epoch.insert(a, epoch);
+        self.push(end.max(st.now()), Ev::CopyDone(a, epoch));
+    }
+
+    fn wake_all(&mut self, st: &ClusterState) {
         for n in 0..self.beats.len() {
             let n = NodeId(n as u32);
-            if !self.beats[n.idx()].queued && self.has_potential(n) {
-                self.wake(n);
+            if !self.beats[n.idx()].queued && self.has_potential(st, n) {
+                self.wake(st, n);
             }
         }
     }
 
-    /// Work every step leaves: events, compute starts, releases, timers.
-    fn after_step(&mut self) -> Result<(), SimError> {
-        loop {
-            self.deliver();
-            let started = self.st.take_compute_started();
-            let wakeups = self.st.take_wakeups();
-            if started.is_empty() && wakeups.is_empty() && !self.st.has_events() {
-                break;
-            }
-            for a in started {
-                let Some(att) = self.st.attempt(a) else {
-                    continue;
-                };
-                let cluster = self.st.cluster();
-                let spec = &self.st.job(att.job).spec;
-                let d = cluster.task_overhead
-                    + cost::reduce_compute_time(
-                        cluster,
-                        spec,
-                        att.task as usize,
-                        cluster.node(att.node),
-                    );
-                let end = self.st.now() + d;
-                self.schedule_end(a, d, end, Ev::ComputeDone(a));
-            }
-            for (t, j) in wakeups {
-                self.push(t, Ev::ReduceRelease(j));
-            }
-        }
-        if let Some(t) = self.sched.next_timer() {
-            // A timer never fires twice at one instant (guards a policy
-            // that keeps asking for "now").
-            let floor = match self.timer_fired {
-                Some(f) if f == self.st.now() => f + Time(1),
-                _ => self.st.now(),
-            };
-            let t = t.max(floor);
-            if self.timer_at != Some(t) {
-                self.timer_at = Some(t);
-                self.push(t, Ev::Timer);
-            }
-        }
-        Ok(())
-    }
-
-    fn apply(&mut self, actions: Vec<Action>) {
-        for a in actions {
-            match a {
-                Action::Kill(id) => {
-                    if let Some(node) = self.st.attempt(id).map(|x| x.node) {
-                        if self.st.kill_attempt(id).is_ok() {
-                            self.task_events += 1;
-                            self.copy_epoch.remove(&id);
-                            self.deliver();
-                            if self.has_potential(node) {
-                                self.wake(node);
-                            }
-                        }
-                    }
-                }
-                Action::EvictOutputs { job, node } => {
-                    if self
-                        .st
-                        .get_job(job)
-                        .is_some_and(|j| j.status == JobStatus::Running)
-                    {
-                        self.st.evict_outputs(job, node);
-                    }
-                }
-            }
-        }
-    }
-
-    fn sample(&mut self) {
-        let u = self.st.usage();
+    fn sample(&mut self, st: &ClusterState) {
+        let u = st.usage();
         self.samples.push(Sample {
-            t_s: self.st.now().as_secs_f64(),
+            t_s: st.now().as_secs_f64(),
             busy_slots: u.busy,
             available_slots: u.available,
-            running_jobs: self.st.active_jobs().len() as u32,
-            intermediate_mb: self.st.intermediate_mb(),
+            running_jobs: st.active_jobs().len() as u32,
+            intermediate_mb: st.intermediate_mb(),
         });
     }
 }

@@ -961,6 +961,30 @@ impl ClusterState {
         self.events.push(StateEvent::CapacityChanged(n));
     }
 
+    /// One finished map's output on node `n` is gone (a reducer could not
+    /// fetch it, a worker came back without it, or a reducer that runs
+    /// again needs an output dropped earlier while nothing needed it). The
+    /// map runs again if its job's reduces still need it, as after a node
+    /// loss. Unknown jobs, maps or outputs are ignored (late reports).
+    pub fn map_output_lost(&mut self, j: JobId, t: u32, n: NodeId) {
+        let known = self
+            .jobs
+            .get(j.idx())
+            .is_some_and(|jm| (t as usize) < jm.maps.len());
+        if !known || n.idx() >= self.nodes.len() {
+            return;
+        }
+        self.nodes[n.idx()].outputs.retain(|x| *x != (j, t));
+        let task = &self.jobs[j.idx()].maps[t as usize];
+        if task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb <= 0.0 {
+            // Dropped before (with its node, or evicted) while nothing
+            // needed it; a reducer that runs again needs it now.
+            self.rerun_if_needed(j, t);
+        } else {
+            self.drop_output(j, t, n);
+        }
+    }
+
     /// Delete `job`'s map outputs on node `n` (intermediate-space eviction);
     /// maps its reduces still need become pending again.
     pub fn evict_outputs(&mut self, j: JobId, n: NodeId) {
@@ -1327,7 +1351,14 @@ impl ClusterState {
         task.output_mb = 0.0;
         let s = &mut self.nodes[n.idx()];
         s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
-        if jm.status != JobStatus::Running {
+        self.rerun_if_needed(j, t);
+    }
+
+    /// Done map `t` of `j` has no output any more: run it again if the
+    /// job's reduces still need it.
+    fn rerun_if_needed(&mut self, j: JobId, t: u32) {
+        let jm = &mut self.jobs[j.idx()];
+        if jm.status != JobStatus::Running || jm.maps[t as usize].status != TaskStatus::Done {
             return;
         }
         // Reduces that have not finished copying still need every output.

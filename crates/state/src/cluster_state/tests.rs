@@ -329,3 +329,60 @@ fn outputs_on_lists_held_outputs_and_forgets_evicted_ones() {
     assert_eq!(st.job(b).pending_maps(), 2, "the evicted map runs again");
     assert_eq!(st.outputs_on(NodeId(1)).count(), 0);
 }
+
+#[test]
+fn one_lost_map_output_is_rerun_only_while_needed() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![1]]);
+    let j = st.submit(data_job(2, 1));
+    st.admit(j).unwrap();
+    let m0 = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    let m1 = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.advance_to(Time::from_secs(5));
+    st.finish_map(m0).unwrap();
+    st.finish_map(m1).unwrap();
+    assert_eq!(st.job(j).map_counts.done, 2);
+    // A reducer cannot fetch map 1 from node 1: only map 1 runs again.
+    st.take_events();
+    st.map_output_lost(j, 1, NodeId(1));
+    assert_eq!(st.job(j).map_counts.done, 1);
+    assert_eq!(st.job(j).maps[1].status, TaskStatus::Pending);
+    assert!(st
+        .take_events()
+        .contains(&StateEvent::MapOutputLost { job: j, task: 1 }));
+    // A report naming the wrong node, or an unknown job, changes nothing.
+    st.map_output_lost(j, 0, NodeId(1));
+    st.map_output_lost(JobId(9), 0, NodeId(0));
+    assert_eq!(st.job(j).map_counts.done, 1);
+    // Once the reduce is done, outputs are no longer needed.
+    let m1 = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.finish_map(m1).unwrap();
+    let r = st.launch(NodeId(2), &Launch::reduce(j, 0)).unwrap();
+    st.finish_copy(r).unwrap();
+    st.map_output_lost(j, 0, NodeId(0));
+    assert_eq!(st.job(j).map_counts.done, 2, "copied already: no re-run");
+}
+
+#[test]
+fn an_output_dropped_while_unneeded_is_rerun_when_a_reduce_needs_it_again() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![1]]);
+    let j = st.submit(data_job(2, 1));
+    st.admit(j).unwrap();
+    let m0 = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    let m1 = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.finish_map(m0).unwrap();
+    st.finish_map(m1).unwrap();
+    let r = st.launch(NodeId(2), &Launch::reduce(j, 0)).unwrap();
+    st.finish_copy(r).unwrap();
+    // Node 0 dies while the reduce computes: its output is not needed.
+    st.node_lost(NodeId(0));
+    assert_eq!(st.job(j).map_counts.done, 2);
+    // The reducer dies too: it must copy again, and map 0's output is gone.
+    st.node_lost(NodeId(2));
+    assert_eq!(st.job(j).reduce_counts.pending, 1);
+    st.map_output_lost(j, 0, NodeId(0));
+    assert_eq!(st.job(j).maps[0].status, TaskStatus::Pending);
+    assert_eq!(st.job(j).map_counts.done, 1);
+    // Map 1's output is still there: a wrong report about it changes nothing.
+    st.map_output_lost(j, 1, NodeId(0));
+    assert_eq!(st.job(j).maps[1].status, TaskStatus::Done);
+}

@@ -1,0 +1,801 @@
+//! The live-cluster subcommands: `master`, `worker`, `local`, `submit`,
+//! `jobs`, `status`, `kill`, `pools`, `metrics` and `dfs`.
+//!
+//! Client commands find the master in `--master` or `MRSCHED_MASTER`
+//! (default `http://127.0.0.1:7070`) and the user's token in `--token` or
+//! `MRSCHED_TOKEN`.
+
+use crate::commands::CliError;
+use clap::{Args, Subcommand, ValueEnum};
+use mrsched_metrics::output::{render_table_aligned, summary_text};
+use mrsched_model::{Format as DocFormat, Source};
+use mrsched_runtime::client::{Client, ClientError};
+use mrsched_runtime::local::{ensure_secret, ensure_users, LocalCluster, LocalConfig};
+use mrsched_runtime::master::core::MasterSettings;
+use mrsched_runtime::master::{open_core, run_master, MasterConfig, Users};
+use mrsched_runtime::proto::JobView;
+use mrsched_runtime::worker::{run_worker, WorkerConfig};
+use mrsched_sched::SchedulerConfig;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+type Result<T> = std::result::Result<T, CliError>;
+
+fn fail(msg: impl std::fmt::Display) -> CliError {
+    CliError {
+        message: msg.to_string(),
+        code: 1,
+    }
+}
+
+fn usage(msg: impl std::fmt::Display) -> CliError {
+    CliError {
+        message: msg.to_string(),
+        code: 2,
+    }
+}
+
+fn api(e: ClientError) -> CliError {
+    let code = match e.status {
+        Some(400) | Some(401) | Some(403) | Some(404) | Some(409) => 2,
+        _ => 1,
+    };
+    CliError {
+        message: e.message,
+        code,
+    }
+}
+
+/// The live-cluster subcommands.
+#[derive(Subcommand, Debug)]
+pub enum LiveCommand {
+    /// Run a master: owns the cluster state and the scheduler, serves the
+    /// worker and user APIs.
+    Master(MasterArgs),
+    /// Run a worker: runs tasks, stores blocks, serves map output.
+    Worker(WorkerArgs),
+    /// Start a master and N workers on this machine (Ctrl-C stops them).
+    Local(LocalArgs),
+    /// Submit a job file to a live cluster.
+    Submit(SubmitArgs),
+    /// List a live cluster's jobs.
+    Jobs(ConnArgs),
+    /// Show one job of a live cluster.
+    Status(JobArgs),
+    /// Kill one of your jobs.
+    Kill(JobArgs),
+    /// Pools with their running and pending work, and the scheduler's numbers.
+    Pools(ConnArgs),
+    /// The live run's metrics report (the same report as `simulate`).
+    Metrics(ConnArgs),
+    /// The block store: put, ls, cat, rm.
+    #[command(subcommand)]
+    Dfs(DfsCommand),
+}
+
+/// Output format of client commands.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum LiveFormat {
+    /// A readable table.
+    Table,
+    /// JSON.
+    Json,
+}
+
+/// How to reach a master.
+#[derive(Args, Debug, Clone)]
+pub struct ConnArgs {
+    /// Master URL [env: MRSCHED_MASTER; default http://127.0.0.1:7070].
+    #[arg(long)]
+    pub master: Option<String>,
+    /// API token [env: MRSCHED_TOKEN].
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = LiveFormat::Table)]
+    pub format: LiveFormat,
+}
+
+impl ConnArgs {
+    fn client(&self) -> Client {
+        let master = self
+            .master
+            .clone()
+            .or_else(|| std::env::var("MRSCHED_MASTER").ok())
+            .unwrap_or_else(|| "http://127.0.0.1:7070".into());
+        let token = self
+            .token
+            .clone()
+            .or_else(|| std::env::var("MRSCHED_TOKEN").ok());
+        Client::new(&master, token)
+    }
+}
+
+/// `mrsched submit`.
+#[derive(Args, Debug)]
+pub struct SubmitArgs {
+    /// Job file (.toml or .json).
+    pub file: PathBuf,
+    /// Wait for the job to end and print its final state.
+    #[arg(long)]
+    pub wait: bool,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+}
+
+/// `mrsched status` / `kill`.
+#[derive(Args, Debug)]
+pub struct JobArgs {
+    /// Job id.
+    pub job: u32,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+}
+
+/// `mrsched dfs ...`.
+#[derive(Subcommand, Debug)]
+pub enum DfsCommand {
+    /// Store a local file (`-` for stdin), cut into blocks on line boundaries.
+    Put(PutArgs),
+    /// List files.
+    Ls(ConnArgs),
+    /// Write a file to stdout.
+    Cat(NameArgs),
+    /// Remove a file.
+    Rm(NameArgs),
+}
+
+/// `mrsched dfs put`.
+#[derive(Args, Debug)]
+pub struct PutArgs {
+    /// Local file, or `-` for stdin.
+    pub file: PathBuf,
+    /// Name in the block store.
+    pub name: String,
+    /// Block size: bytes, or with a K, M or G suffix.
+    #[arg(long, default_value = "64M")]
+    pub block_size: String,
+    /// Replicas per block.
+    #[arg(long, default_value_t = 3)]
+    pub replication: u32,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+}
+
+/// A file name.
+#[derive(Args, Debug)]
+pub struct NameArgs {
+    /// Name in the block store.
+    pub name: String,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+}
+
+/// Settings shared by `master` and `local`.
+#[derive(Args, Debug, Clone)]
+pub struct ClusterArgs {
+    /// Scheduler preset (see `mrsched list schedulers`) or scheduler file.
+    #[arg(long, short = 's', default_value = "fifo")]
+    pub scheduler: String,
+    /// Worker heartbeat interval, milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub heartbeat_ms: u64,
+    /// A worker silent this long is declared lost, milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub worker_timeout_ms: u64,
+    /// Replicas of job output blocks.
+    #[arg(long, default_value_t = 3)]
+    pub replication: u32,
+    /// Map output buffer per attempt before it spills to disk, MB.
+    #[arg(long, default_value_t = 64.0)]
+    pub sort_buffer_mb: f64,
+    /// Attempts per task before its job fails.
+    #[arg(long, default_value_t = 4)]
+    pub max_attempts: u32,
+    /// Fraction of a job's maps done before its reduces start.
+    #[arg(long, default_value_t = 0.05)]
+    pub reduce_slowstart: f64,
+    /// Seed of block placement.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl ClusterArgs {
+    fn to_args(&self) -> Vec<String> {
+        vec![
+            "--scheduler".into(),
+            self.scheduler.clone(),
+            "--heartbeat-ms".into(),
+            self.heartbeat_ms.to_string(),
+            "--worker-timeout-ms".into(),
+            self.worker_timeout_ms.to_string(),
+            "--replication".into(),
+            self.replication.to_string(),
+            "--sort-buffer-mb".into(),
+            self.sort_buffer_mb.to_string(),
+            "--max-attempts".into(),
+            self.max_attempts.to_string(),
+            "--reduce-slowstart".into(),
+            self.reduce_slowstart.to_string(),
+            "--seed".into(),
+            self.seed.to_string(),
+        ]
+    }
+}
+
+/// `mrsched master`.
+#[derive(Args, Debug)]
+pub struct MasterArgs {
+    /// Work directory (journal, address file; secret and users files by
+    /// default).
+    #[arg(long, default_value = "mrsched-master")]
+    pub dir: PathBuf,
+    /// Address to listen on (loopback by default; give a routable address
+    /// to let other machines in).
+    #[arg(long, default_value = "127.0.0.1:7070")]
+    pub listen: SocketAddr,
+    /// Workers the cluster waits for before it forms.
+    #[arg(long, default_value_t = 1)]
+    pub workers: u32,
+    /// File holding the cluster secret (created if missing) [default: DIR/secret].
+    #[arg(long)]
+    pub secret_file: Option<PathBuf>,
+    /// Users file (TOML `[users.NAME] token = "..." admin = true`) [default:
+    /// DIR/users.toml, created with one admin user if missing].
+    #[arg(long)]
+    pub users: Option<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// `mrsched worker`.
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// The master's URL.
+    #[arg(long)]
+    pub master: String,
+    /// Work directory (blocks, map outputs).
+    #[arg(long, default_value = "mrsched-worker")]
+    pub dir: PathBuf,
+    /// Worker name (default: kept in DIR/name, generated once).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Rack name.
+    #[arg(long, default_value = "rack-0")]
+    pub rack: String,
+    /// Map slots.
+    #[arg(long, default_value_t = 2)]
+    pub map_slots: u32,
+    /// Reduce slots.
+    #[arg(long, default_value_t = 1)]
+    pub reduce_slots: u32,
+    /// Address of the data server (port 0: any free port).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Host name other machines reach this worker by.
+    #[arg(long)]
+    pub advertise: Option<String>,
+    /// File holding the cluster secret [env: MRSCHED_SECRET].
+    #[arg(long)]
+    pub secret_file: Option<PathBuf>,
+}
+
+/// `mrsched local`.
+#[derive(Args, Debug)]
+pub struct LocalArgs {
+    /// Workers to start.
+    #[arg(long, default_value_t = 2)]
+    pub workers: u32,
+    /// Work directory.
+    #[arg(long, default_value = "mrsched-local")]
+    pub dir: PathBuf,
+    /// Master port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 7070)]
+    pub port: u16,
+    /// Racks the workers are spread over.
+    #[arg(long, default_value_t = 1)]
+    pub racks: u32,
+    /// Map slots per worker.
+    #[arg(long, default_value_t = 2)]
+    pub map_slots: u32,
+    /// Reduce slots per worker.
+    #[arg(long, default_value_t = 1)]
+    pub reduce_slots: u32,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Run a live-cluster subcommand.
+pub fn run(cmd: LiveCommand) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(fail)?;
+    rt.block_on(async move {
+        match cmd {
+            LiveCommand::Master(a) => master(a).await,
+            LiveCommand::Worker(a) => worker(a).await,
+            LiveCommand::Local(a) => local(a).await,
+            LiveCommand::Submit(a) => submit(a).await,
+            LiveCommand::Jobs(a) => jobs(a).await,
+            LiveCommand::Status(a) => status(a).await,
+            LiveCommand::Kill(a) => kill(a).await,
+            LiveCommand::Pools(a) => pools(a).await,
+            LiveCommand::Metrics(a) => metrics(a).await,
+            LiveCommand::Dfs(d) => dfs(d).await,
+        }
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let term = async {
+        #[cfg(unix)]
+        {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        }
+        #[cfg(not(unix))]
+        std::future::pending::<()>().await
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}
+
+fn read_secret(path: &Path) -> Result<String> {
+    let s = std::fs::read_to_string(path).map_err(|e| {
+        usage(format!(
+            "{}: cannot read the cluster secret: {e}",
+            path.display()
+        ))
+    })?;
+    let s = s.trim().to_string();
+    if s.len() < 16 {
+        return Err(usage(format!(
+            "{}: the cluster secret must be at least 16 characters",
+            path.display()
+        )));
+    }
+    Ok(s)
+}
+
+fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
+    let scheduler = SchedulerConfig::resolve(&a.scheduler)?;
+    if a.heartbeat_ms == 0 || a.worker_timeout_ms <= a.heartbeat_ms {
+        return Err(usage(
+            "--worker-timeout-ms must be larger than --heartbeat-ms, which must be positive",
+        ));
+    }
+    if !(a.sort_buffer_mb.is_finite() && a.sort_buffer_mb > 0.0) {
+        return Err(usage("--sort-buffer-mb must be positive"));
+    }
+    if a.max_attempts == 0 {
+        return Err(usage("--max-attempts must be at least 1"));
+    }
+    if !(0.0..=1.0).contains(&a.reduce_slowstart) {
+        return Err(usage("--reduce-slowstart must be a fraction in [0, 1]"));
+    }
+    if workers == 0 {
+        return Err(usage("--workers must be at least 1"));
+    }
+    Ok(MasterSettings {
+        workers,
+        scheduler,
+        heartbeat: Duration::from_millis(a.heartbeat_ms),
+        worker_timeout: Duration::from_millis(a.worker_timeout_ms),
+        replication: a.replication.max(1),
+        sort_buffer: (a.sort_buffer_mb * 1_048_576.0) as u64,
+        max_attempts: a.max_attempts,
+        reduce_slowstart: a.reduce_slowstart,
+        seed: a.seed,
+    })
+}
+
+async fn master(a: MasterArgs) -> Result<()> {
+    let settings = settings(&a.cluster, a.workers)?;
+    std::fs::create_dir_all(&a.dir).map_err(|e| fail(format!("{}: {e}", a.dir.display())))?;
+    let secret_path = a
+        .secret_file
+        .clone()
+        .unwrap_or_else(|| a.dir.join("secret"));
+    let secret = if a.secret_file.is_some() {
+        read_secret(&secret_path)?
+    } else {
+        ensure_secret(&secret_path).map_err(fail)?
+    };
+    let users_path = a.users.clone().unwrap_or_else(|| a.dir.join("users.toml"));
+    if a.users.is_none() && !users_path.exists() {
+        let (u, t) = ensure_users(&users_path, "admin").map_err(fail)?;
+        eprintln!(
+            "mrsched master: created {} with user `{u}` (token {t})",
+            users_path.display()
+        );
+    }
+    let src = Source::read(&users_path).map_err(|e| usage(e.to_string()))?;
+    let users = Users::parse(&src)?;
+    if !a.listen.ip().is_loopback() {
+        eprintln!(
+            "mrsched master: listening on {} (not loopback): anyone who can reach it needs the cluster secret or a user token; traffic is not encrypted",
+            a.listen
+        );
+    }
+    let cfg = MasterConfig {
+        dir: a.dir.clone(),
+        listen: a.listen,
+        secret,
+        users,
+        settings,
+    };
+    let core = open_core(&cfg, None).map_err(fail)?;
+    run_master(cfg, core, stop_signal()).await.map_err(fail)?;
+    eprintln!("mrsched master: stopped");
+    Ok(())
+}
+
+async fn worker(a: WorkerArgs) -> Result<()> {
+    let secret = match (&a.secret_file, std::env::var("MRSCHED_SECRET")) {
+        (Some(p), _) => read_secret(p)?,
+        (None, Ok(s)) if s.len() >= 16 => s,
+        _ => {
+            return Err(usage(
+                "the worker needs the cluster secret: --secret-file FILE or MRSCHED_SECRET",
+            ))
+        }
+    };
+    if a.map_slots == 0 {
+        return Err(usage("--map-slots must be at least 1"));
+    }
+    std::fs::create_dir_all(&a.dir).map_err(|e| fail(format!("{}: {e}", a.dir.display())))?;
+    let cfg = WorkerConfig {
+        master: a.master.trim_end_matches('/').to_string(),
+        dir: a.dir,
+        name: a.name,
+        rack: a.rack,
+        map_slots: a.map_slots,
+        reduce_slots: a.reduce_slots,
+        listen: a.listen,
+        advertise: a.advertise,
+        secret,
+    };
+    run_worker(cfg, stop_signal()).await.map_err(fail)?;
+    Ok(())
+}
+
+async fn local(a: LocalArgs) -> Result<()> {
+    settings(&a.cluster, a.workers)?;
+    let exe = std::env::current_exe().map_err(fail)?;
+    let cfg = LocalConfig {
+        exe,
+        dir: a.dir.clone(),
+        workers: a.workers,
+        port: a.port,
+        racks: a.racks,
+        map_slots: a.map_slots,
+        reduce_slots: a.reduce_slots,
+        master_args: a.cluster.to_args(),
+    };
+    let mut lc = LocalCluster::start(&cfg).await.map_err(fail)?;
+    println!(
+        "mrsched local: master {} with {} workers (work directory {})",
+        lc.url,
+        a.workers,
+        a.dir.display()
+    );
+    println!("export MRSCHED_MASTER={}", lc.url);
+    println!("export MRSCHED_TOKEN={}   # user `{}`", lc.token, lc.user);
+    println!("Ctrl-C stops the cluster.");
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let mut reported = std::collections::BTreeSet::new();
+    let stop = stop_signal();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            _ = &mut stop => break,
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {
+                for (who, status) in lc.exited() {
+                    if reported.insert(who.clone()) {
+                        eprintln!("mrsched local: {who} exited ({status})");
+                    }
+                }
+                if reported.contains("master") {
+                    break;
+                }
+            }
+        }
+    }
+    eprintln!("mrsched local: stopping");
+    tokio::task::spawn_blocking(move || lc.stop())
+        .await
+        .map_err(fail)?;
+    eprintln!("mrsched local: stopped");
+    Ok(())
+}
+
+fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v).map_err(fail)?);
+    Ok(())
+}
+
+fn job_rows(js: &[JobView]) -> String {
+    let rows: Vec<Vec<String>> = js
+        .iter()
+        .map(|j| {
+            vec![
+                j.id.to_string(),
+                j.name.clone(),
+                j.user.clone(),
+                j.pool.clone(),
+                j.status.clone(),
+                format!("{}/{}", j.maps_done, j.maps),
+                format!("{}/{}", j.reduces_done, j.reduces),
+                match j.finished_s {
+                    Some(f) => format!("{:.1}", f - j.submitted_s),
+                    None => "-".into(),
+                },
+                j.reason.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    render_table_aligned(
+        &[
+            "id", "name", "user", "pool", "status", "maps", "reduces", "time_s", "reason",
+        ],
+        &rows,
+        &[true, false, false, false, false, true, true, true, false],
+    )
+}
+
+async fn submit(a: SubmitArgs) -> Result<()> {
+    let label = a.file.display().to_string();
+    let text = std::fs::read_to_string(&a.file)
+        .map_err(|e| usage(format!("{label}: cannot read file: {e}")))?;
+    let json = DocFormat::from_path(&a.file) == DocFormat::Json;
+    // Check locally first: the same errors the master would give, without
+    // a round trip.
+    mrsched_runtime::jobfile::JobFile::parse(&Source::new(
+        &label,
+        text.clone(),
+        DocFormat::from_path(&a.file),
+    ))?;
+    let c = a.conn.client();
+    let s = c.submit(&label, &text, json).await.map_err(api)?;
+    if s.status == "rejected" {
+        if a.conn.format == LiveFormat::Json {
+            print_json(&s)?;
+        }
+        return Err(fail(format!(
+            "job {} rejected by the scheduler: {}",
+            s.id,
+            s.reason.unwrap_or_default()
+        )));
+    }
+    if a.wait {
+        let j = c
+            .wait(s.id, Duration::from_secs(365 * 86_400))
+            .await
+            .map_err(api)?;
+        match a.conn.format {
+            LiveFormat::Json => print_json(&j)?,
+            LiveFormat::Table => print!("{}", job_rows(std::slice::from_ref(&j))),
+        }
+        if j.status != "succeeded" {
+            return Err(fail(format!(
+                "job {} {}: {}",
+                j.id,
+                j.status,
+                j.reason.unwrap_or_default()
+            )));
+        }
+        return Ok(());
+    }
+    match a.conn.format {
+        LiveFormat::Json => print_json(&s),
+        LiveFormat::Table => {
+            println!("job {} submitted", s.id);
+            Ok(())
+        }
+    }
+}
+
+async fn jobs(a: ConnArgs) -> Result<()> {
+    let js = a.client().jobs().await.map_err(api)?;
+    match a.format {
+        LiveFormat::Json => print_json(&js),
+        LiveFormat::Table => {
+            print!("{}", job_rows(&js));
+            Ok(())
+        }
+    }
+}
+
+async fn status(a: JobArgs) -> Result<()> {
+    let j = a.conn.client().job(a.job).await.map_err(api)?;
+    match a.conn.format {
+        LiveFormat::Json => print_json(&j),
+        LiveFormat::Table => {
+            print!("{}", job_rows(std::slice::from_ref(&j)));
+            println!(
+                "output {}; maps node/rack/off-rack {}/{}/{}; block reads local/remote {}/{}",
+                j.output, j.locality[0], j.locality[1], j.locality[2], j.reads[0], j.reads[1]
+            );
+            Ok(())
+        }
+    }
+}
+
+async fn kill(a: JobArgs) -> Result<()> {
+    let j = a.conn.client().kill(a.job).await.map_err(api)?;
+    match a.conn.format {
+        LiveFormat::Json => print_json(&j),
+        LiveFormat::Table => {
+            println!("job {} {}", j.id, j.status);
+            Ok(())
+        }
+    }
+}
+
+async fn pools(a: ConnArgs) -> Result<()> {
+    let p = a.client().pools().await.map_err(api)?;
+    match a.format {
+        LiveFormat::Json => print_json(&p),
+        LiveFormat::Table => {
+            println!("scheduler {}", p.scheduler);
+            let rows: Vec<Vec<String>> = p
+                .pools
+                .iter()
+                .map(|x| {
+                    vec![
+                        x.name.clone(),
+                        x.jobs.to_string(),
+                        x.running_maps.to_string(),
+                        x.running_reduces.to_string(),
+                        x.pending_maps.to_string(),
+                        x.pending_reduces.to_string(),
+                    ]
+                })
+                .collect();
+            print!(
+                "{}",
+                render_table_aligned(
+                    &[
+                        "pool",
+                        "jobs",
+                        "run_maps",
+                        "run_reduces",
+                        "pend_maps",
+                        "pend_reduces"
+                    ],
+                    &rows,
+                    &[false, true, true, true, true, true],
+                )
+            );
+            for (k, v) in &p.stats {
+                println!("{k} = {v}");
+            }
+            Ok(())
+        }
+    }
+}
+
+async fn metrics(a: ConnArgs) -> Result<()> {
+    let r = a.client().report().await.map_err(api)?;
+    match a.format {
+        LiveFormat::Json => print_json(&r),
+        LiveFormat::Table => {
+            print!("{}", summary_text(&r));
+            Ok(())
+        }
+    }
+}
+
+/// Parse `64M`, `512K`, `1G` or plain bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mul) = match s.chars().last()? {
+        'k' | 'K' => (&s[..s.len() - 1], 1u64 << 10),
+        'm' | 'M' => (&s[..s.len() - 1], 1 << 20),
+        'g' | 'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    (v.is_finite() && v >= 1.0 / mul as f64).then_some((v * mul as f64) as u64)
+}
+
+async fn dfs(d: DfsCommand) -> Result<()> {
+    match d {
+        DfsCommand::Put(a) => {
+            let block = parse_size(&a.block_size)
+                .filter(|b| *b > 0)
+                .ok_or_else(|| {
+                    usage(format!(
+                        "--block-size: `{}` is not a size such as 64M",
+                        a.block_size
+                    ))
+                })?;
+            let c = a.conn.client();
+            let f = if a.file.as_os_str() == "-" {
+                let stdin = std::io::stdin();
+                let mut r = stdin.lock();
+                c.put(&mut r, &a.name, block, a.replication).await
+            } else {
+                let file = std::fs::File::open(&a.file)
+                    .map_err(|e| usage(format!("{}: cannot read file: {e}", a.file.display())))?;
+                let mut r = std::io::BufReader::with_capacity(1 << 20, file);
+                c.put(&mut r, &a.name, block, a.replication).await
+            }
+            .map_err(api)?;
+            match a.conn.format {
+                LiveFormat::Json => print_json(&f),
+                LiveFormat::Table => {
+                    println!("{}: {} bytes in {} blocks", f.name, f.bytes, f.blocks.len());
+                    Ok(())
+                }
+            }
+        }
+        DfsCommand::Ls(a) => {
+            let fs = a.client().ls().await.map_err(api)?;
+            match a.format {
+                LiveFormat::Json => print_json(&fs),
+                LiveFormat::Table => {
+                    let rows: Vec<Vec<String>> = fs
+                        .iter()
+                        .map(|f| {
+                            vec![
+                                f.name.clone(),
+                                f.bytes.to_string(),
+                                f.blocks.len().to_string(),
+                            ]
+                        })
+                        .collect();
+                    print!(
+                        "{}",
+                        render_table_aligned(
+                            &["name", "bytes", "blocks"],
+                            &rows,
+                            &[false, true, true]
+                        )
+                    );
+                    Ok(())
+                }
+            }
+        }
+        DfsCommand::Cat(a) => {
+            let stdout = std::io::stdout();
+            let mut o = stdout.lock();
+            a.conn.client().cat(&a.name, &mut o).await.map_err(api)?;
+            Ok(())
+        }
+        DfsCommand::Rm(a) => {
+            a.conn.client().rm(&a.name).await.map_err(api)?;
+            if a.conn.format == LiveFormat::Table {
+                println!("removed {}", a.name);
+            } else {
+                print_json(&serde_json::json!({"removed": a.name}))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("64M"), Some(64 << 20));
+        assert_eq!(parse_size("512k"), Some(512 << 10));
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("0.5K"), Some(512));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size(""), None);
+    }
+}

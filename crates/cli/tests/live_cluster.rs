@@ -1,0 +1,541 @@
+//! Real local clusters: a master and worker processes of the built
+//! `mrsched` binary on loopback, with short heartbeats and timeouts. Jobs
+//! are compared with a sequential run; workers are killed with SIGKILL and
+//! the master is restarted mid-job; bad input must give clear errors.
+
+use mrsched_runtime::client::Client;
+use mrsched_runtime::program::{sequential, Program};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mrsched");
+const ALICE: &str = "alice-token-0123456789";
+const BOB: &str = "bob-token-0123456789ab";
+const WAIT: Duration = Duration::from_secs(90);
+
+struct Live {
+    dir: tempfile::TempDir,
+    master: Option<Child>,
+    workers: Vec<Option<Child>>,
+    url: String,
+    master_args: Vec<String>,
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        for c in self.workers.iter_mut().flatten() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        if let Some(m) = self.master.as_mut() {
+            let _ = m.kill();
+            let _ = m.wait();
+        }
+    }
+}
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !f() {
+        assert!(t0.elapsed() < WAIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Live {
+    fn start(workers: usize, master_args: &[&str]) -> Live {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret"), "cluster-secret-0123456789").unwrap();
+        std::fs::write(
+            dir.path().join("users.toml"),
+            format!("[users.alice]\ntoken = \"{ALICE}\"\n[users.bob]\ntoken = \"{BOB}\"\n"),
+        )
+        .unwrap();
+        let mut live = Live {
+            dir,
+            master: None,
+            workers: Vec::new(),
+            url: String::new(),
+            master_args: master_args.iter().map(|s| s.to_string()).collect(),
+        };
+        live.start_master("127.0.0.1:0", workers);
+        for k in 0..workers {
+            let c = live.spawn_worker(k);
+            live.workers.push(Some(c));
+        }
+        let c = live.client(ALICE);
+        wait_for("the cluster to form", || {
+            rt().block_on(c.health())
+                .is_ok_and(|h| h.ready && h.workers == workers as u32)
+        });
+        live
+    }
+
+    fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+
+    fn start_master(&mut self, listen: &str, workers: usize) {
+        let addr = self.path("master/addr");
+        let _ = std::fs::remove_file(&addr);
+        let child = Command::new(BIN)
+            .args(["master", "--listen", listen, "--workers"])
+            .arg(workers.to_string())
+            .arg("--dir")
+            .arg(self.path("master"))
+            .arg("--secret-file")
+            .arg(self.path("secret"))
+            .arg("--users")
+            .arg(self.path("users.toml"))
+            .args([
+                "--heartbeat-ms",
+                "50",
+                "--worker-timeout-ms",
+                "1000",
+                "--replication",
+                "2",
+                "--sort-buffer-mb",
+                "0.01",
+            ])
+            .args(&self.master_args)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.master = Some(child);
+        wait_for("the master's address", || addr.exists());
+        self.url = std::fs::read_to_string(addr).unwrap();
+    }
+
+    fn spawn_worker(&self, k: usize) -> Child {
+        Command::new(BIN)
+            .args(["worker", "--master", &self.url, "--name"])
+            .arg(format!("w{k}"))
+            .arg("--rack")
+            .arg(format!("rack-{}", k % 2))
+            .arg("--dir")
+            .arg(self.path(&format!("w{k}")))
+            .arg("--secret-file")
+            .arg(self.path("secret"))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+
+    fn client(&self, token: &str) -> Client {
+        Client::new(&self.url, Some(token.to_string()))
+    }
+
+    /// Run the CLI against this cluster as `token`'s user.
+    fn cli(&self, token: &str, args: &[&str]) -> Output {
+        Command::new(BIN)
+            .args(args)
+            .env("MRSCHED_MASTER", &self.url)
+            .env("MRSCHED_TOKEN", token)
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap()
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn err(o: &Output, code: i32) -> String {
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(code), "stderr: {e}");
+    e
+}
+
+fn corpus(lines: usize) -> String {
+    let words = [
+        "alpha", "beta", "gamma", "delta", "map", "reduce", "pool", "slot", "node", "rack",
+    ];
+    let mut s = String::new();
+    let mut x: u64 = 7;
+    for i in 0..lines {
+        for k in 0..(1 + i % 6) {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if k > 0 {
+                s.push(' ');
+            }
+            s.push_str(words[(x >> 35) as usize % words.len()]);
+            if (x >> 13) & 3 == 0 {
+                s.push_str(&((x >> 45) % 50).to_string());
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn job(input: &str, output: &str, reduces: u32, program: &str) -> String {
+    format!(
+        "input = \"{input}\"\noutput = \"{output}\"\nreduces = {reduces}\n[program]\n{program}\n"
+    )
+}
+
+#[test]
+fn wordcount_and_streaming_match_a_sequential_run() {
+    let live = Live::start(3, &[]);
+    let text = corpus(4000);
+    let input = live.write("corpus.txt", &text);
+    let out = ok(&live.cli(
+        ALICE,
+        &[
+            "dfs",
+            "put",
+            input.to_str().unwrap(),
+            "corpus",
+            "--block-size",
+            "16K",
+            "--replication",
+            "2",
+        ],
+    ));
+    assert!(out.contains("blocks"), "{out}");
+    let wc = live.write(
+        "wc.toml",
+        &job("corpus", "counts", 3, "kind = \"wordcount\""),
+    );
+    ok(&live.cli(ALICE, &["submit", wc.to_str().unwrap(), "--wait"]));
+    let got = ok(&live.cli(ALICE, &["dfs", "cat", "counts"]));
+    // An independent count, and the sequential reference byte for byte.
+    let mut want: BTreeMap<&str, u64> = BTreeMap::new();
+    for w in text.split_whitespace() {
+        *want.entry(w).or_default() += 1;
+    }
+    let mut lines: Vec<&str> = got.lines().collect();
+    lines.sort();
+    let mut expect: Vec<String> = want.iter().map(|(w, c)| format!("{w}\t{c}")).collect();
+    expect.sort();
+    assert_eq!(lines, expect);
+    let reference = sequential(&Program::Wordcount, text.as_bytes(), 3)
+        .unwrap()
+        .concat();
+    assert_eq!(got.as_bytes(), reference);
+
+    // Streaming: any commands as mapper and reducer.
+    let mapper = "tr -s ' ' '\\n' | grep -v '^$' | awk '{print length($0) \"\\t\" $0}'";
+    let reducer = "awk -F '\\t' '{n[$1]++} END {for (k in n) print k \"\\t\" n[k]}' | sort";
+    let prog = format!(
+        "kind = \"streaming\"\nmapper = \"{}\"\nreducer = \"{}\"",
+        mapper.replace('\\', "\\\\").replace('"', "\\\""),
+        reducer.replace('\\', "\\\\").replace('"', "\\\"")
+    );
+    let st = live.write("st.toml", &job("corpus", "lengths", 2, &prog));
+    ok(&live.cli(ALICE, &["submit", st.to_str().unwrap(), "--wait"]));
+    let got = ok(&live.cli(ALICE, &["dfs", "cat", "lengths"]));
+    let p = Program::Streaming {
+        mapper: mapper.into(),
+        reducer: reducer.into(),
+    };
+    let reference = sequential(&p, text.as_bytes(), 2).unwrap().concat();
+    assert_eq!(got.as_bytes(), reference);
+    assert!(got.lines().count() > 3);
+
+    // Listings, JSON output and the metrics report.
+    let jobs: serde_json::Value =
+        serde_json::from_str(&ok(&live.cli(ALICE, &["jobs", "--format", "json"]))).unwrap();
+    assert_eq!(jobs.as_array().unwrap().len(), 2);
+    assert!(jobs[0]["locality"].is_array());
+    let report: serde_json::Value =
+        serde_json::from_str(&ok(&live.cli(ALICE, &["metrics", "-f", "json"]))).unwrap();
+    assert_eq!(report["summary"]["jobs"].as_u64(), Some(2));
+    let ls = ok(&live.cli(ALICE, &["dfs", "ls"]));
+    assert!(ls.contains("counts") && ls.contains("corpus"), "{ls}");
+}
+
+/// A job slow enough to be interrupted: every map sleeps before it runs.
+fn slow_job(input: &str, output: &str) -> (String, Program) {
+    let mapper = "sleep 0.3; awk '{print $1 \"\\t\" NF}'";
+    let reducer = "awk -F '\\t' '{s[$1]+=$2} END {for (k in s) print k \"\\t\" s[k]}' | sort";
+    let prog = format!(
+        "kind = \"streaming\"\nmapper = \"{}\"\nreducer = \"{}\"",
+        mapper.replace('\\', "\\\\").replace('"', "\\\""),
+        reducer.replace('\\', "\\\\").replace('"', "\\\"")
+    );
+    (
+        job(input, output, 2, &prog),
+        Program::Streaming {
+            mapper: mapper.into(),
+            reducer: reducer.into(),
+        },
+    )
+}
+
+#[test]
+fn a_worker_killed_mid_job_does_not_change_the_output() {
+    let mut live = Live::start(3, &[]);
+    let text = corpus(3000);
+    let c = live.client(ALICE);
+    let r = rt();
+    r.block_on(c.put(&mut text.as_bytes(), "in", 4 * 1024, 2))
+        .unwrap();
+    let (jt, prog) = slow_job("in", "out");
+    let s = r.block_on(c.submit("slow.toml", &jt, false)).unwrap();
+    wait_for("some maps to finish", || {
+        r.block_on(c.job(s.id)).unwrap().maps_done >= 3
+    });
+    // SIGKILL: no goodbye; the master must notice the silence.
+    let mut w = live.workers[0].take().unwrap();
+    w.kill().unwrap();
+    w.wait().unwrap();
+    let j = r.block_on(c.wait(s.id, WAIT)).unwrap();
+    assert_eq!(j.status, "succeeded", "{j:?}");
+    assert!(j.maps_done == j.maps);
+    let got = r.block_on(c.read("out")).unwrap();
+    assert_eq!(got, sequential(&prog, text.as_bytes(), 2).unwrap().concat());
+    let report = r.block_on(c.report()).unwrap();
+    assert!(
+        report.jobs[0].attempts > j.maps + j.reduces,
+        "lost work was re-run: {} attempts",
+        report.jobs[0].attempts
+    );
+}
+
+#[test]
+fn a_master_restarted_mid_job_resumes_and_loses_nothing() {
+    let mut live = Live::start(2, &[]);
+    let text = corpus(2500);
+    let c = live.client(ALICE);
+    let r = rt();
+    r.block_on(c.put(&mut text.as_bytes(), "in", 4 * 1024, 2))
+        .unwrap();
+    let (jt, prog) = slow_job("in", "out");
+    let s = r.block_on(c.submit("slow.toml", &jt, false)).unwrap();
+    let queued = r
+        .block_on(c.submit(
+            "second.toml",
+            &job("in", "counts", 1, "kind = \"wordcount\""),
+            false,
+        ))
+        .unwrap();
+    wait_for("some maps to finish", || {
+        r.block_on(c.job(s.id)).unwrap().maps_done >= 2
+    });
+    let port = live.url.rsplit(':').next().unwrap().to_string();
+    let mut m = live.master.take().unwrap();
+    m.kill().unwrap();
+    m.wait().unwrap();
+    live.start_master(&format!("127.0.0.1:{port}"), 2);
+    let c = live.client(ALICE);
+    // Both submitted jobs are still there, with their ids.
+    let jobs = r.block_on(c.jobs()).unwrap();
+    assert_eq!(jobs.len(), 2);
+    let j = r.block_on(c.wait(s.id, WAIT)).unwrap();
+    assert_eq!(j.status, "succeeded", "{j:?}");
+    assert_eq!(
+        r.block_on(c.read("out")).unwrap(),
+        sequential(&prog, text.as_bytes(), 2).unwrap().concat()
+    );
+    let j2 = r.block_on(c.wait(queued.id, WAIT)).unwrap();
+    assert_eq!(j2.status, "succeeded");
+    assert_eq!(
+        r.block_on(c.read("counts")).unwrap(),
+        sequential(&Program::Wordcount, text.as_bytes(), 1)
+            .unwrap()
+            .concat()
+    );
+    // The input file survived too.
+    assert_eq!(r.block_on(c.read("in")).unwrap(), text.as_bytes());
+}
+
+#[test]
+fn bad_job_files_tokens_and_inputs_give_clear_errors() {
+    let live = Live::start(2, &[]);
+    let data = live.write("d.txt", "a b\nc\n");
+    ok(&live.cli(ALICE, &["dfs", "put", data.to_str().unwrap(), "d"]));
+
+    let bad = live.write(
+        "bad.toml",
+        "input = \"d\"\noutput = \"o\"\nreduces = -1\n[program]\nkind = \"wordcount\"\n",
+    );
+    let e = err(&live.cli(ALICE, &["submit", bad.to_str().unwrap()]), 2);
+    assert!(e.contains("bad.toml:3") && e.contains("reduces"), "{e}");
+    let typo = live.write(
+        "typo.toml",
+        "input = \"d\"\noutput = \"o\"\n[program]\nkind = \"wordcont\"\n",
+    );
+    let e = err(&live.cli(ALICE, &["submit", typo.to_str().unwrap()]), 2);
+    assert!(e.contains("typo.toml") && e.contains("wordcont"), "{e}");
+    let missing = live.write("missing.toml", &job("nope", "o", 1, "kind = \"sort\""));
+    let e = err(&live.cli(ALICE, &["submit", missing.to_str().unwrap()]), 2);
+    assert!(e.contains("missing.toml:1: input: no file `nope`"), "{e}");
+    let e = err(&live.cli(ALICE, &["submit", "no-such-file.toml"]), 2);
+    assert!(
+        e.contains("no-such-file.toml") && e.contains("cannot read"),
+        "{e}"
+    );
+    let good = live.write("good.toml", &job("d", "o", 1, "kind = \"wordcount\""));
+    let e = err(
+        &live.cli("not-a-token", &["submit", good.to_str().unwrap()]),
+        2,
+    );
+    assert!(e.contains("refused") && e.contains("unknown token"), "{e}");
+    let e = err(&live.cli("", &["jobs"]), 2);
+    assert!(e.contains("token"), "{e}");
+    // None of the failures left a job behind.
+    assert_eq!(ok(&live.cli(ALICE, &["jobs", "-f", "json"])).trim(), "[]");
+
+    // A good job; its output name is then taken.
+    ok(&live.cli(ALICE, &["submit", good.to_str().unwrap(), "--wait"]));
+    assert_eq!(
+        ok(&live.cli(ALICE, &["dfs", "cat", "o"])),
+        "a\t1\nb\t1\nc\t1\n"
+    );
+    let e = err(&live.cli(ALICE, &["submit", good.to_str().unwrap()]), 2);
+    assert!(e.contains("output: `o` already exists"), "{e}");
+
+    // Users cannot kill each other's jobs or remove each other's files.
+    // A job that would run for a minute: it is killed below.
+    let slow = live.write(
+        "slow.toml",
+        &job(
+            "d",
+            "s",
+            1,
+            "kind = \"streaming\"\nmapper = \"sleep 60; cat\"\nreducer = \"cat\"",
+        ),
+    );
+    let out = ok(&live.cli(ALICE, &["submit", slow.to_str().unwrap(), "-f", "json"]));
+    let id = serde_json::from_str::<serde_json::Value>(&out).unwrap()["id"]
+        .as_u64()
+        .unwrap()
+        .to_string();
+    let e = err(&live.cli(BOB, &["kill", &id]), 2);
+    assert!(e.contains("belongs to `alice`"), "{e}");
+    let e = err(&live.cli(BOB, &["dfs", "rm", "d"]), 2);
+    assert!(e.contains("belongs to `alice`"), "{e}");
+    let e = err(&live.cli(ALICE, &["dfs", "rm", "d"]), 2);
+    assert!(e.contains("is read by running job"), "{e}");
+    let out = ok(&live.cli(ALICE, &["kill", &id]));
+    assert!(out.contains("killed"), "{out}");
+    let status = ok(&live.cli(ALICE, &["status", &id, "-f", "json"]));
+    assert!(status.contains("killed by alice"), "{status}");
+    let e = err(&live.cli(ALICE, &["status", "99"]), 2);
+    assert!(e.contains("no job 99"), "{e}");
+    let e = err(&live.cli(ALICE, &["dfs", "put", "/no/such/file", "x"]), 2);
+    assert!(e.contains("/no/such/file"), "{e}");
+    // A worker with the wrong secret is refused and says why.
+    std::fs::write(live.path("wrong"), "not-the-cluster-secret").unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "worker",
+            "--master",
+            &live.url,
+            "--name",
+            "intruder",
+            "--secret-file",
+        ])
+        .arg(live.path("wrong"))
+        .arg("--dir")
+        .arg(live.path("intruder"))
+        .output()
+        .unwrap();
+    let e = err(&o, 1);
+    assert!(e.contains("wrong or missing cluster secret"), "{e}");
+    // So is an unknown worker once the cluster has formed.
+    let o = Command::new(BIN)
+        .args([
+            "worker",
+            "--master",
+            &live.url,
+            "--name",
+            "late",
+            "--secret-file",
+        ])
+        .arg(live.path("secret"))
+        .arg("--dir")
+        .arg(live.path("late"))
+        .output()
+        .unwrap();
+    let e = err(&o, 1);
+    assert!(e.contains("`late` is not one of them"), "{e}");
+    // The killed job's output name is free again.
+    assert!(!ok(&live.cli(ALICE, &["dfs", "ls"])).contains(" s "));
+}
+
+#[test]
+fn local_starts_a_cluster_and_stops_it_on_interrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args([
+            "local",
+            "--workers",
+            "2",
+            "--port",
+            "0",
+            "--heartbeat-ms",
+            "50",
+        ])
+        .arg("--dir")
+        .arg(dir.path().join("c"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let (mut url, mut token) = (String::new(), String::new());
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        if let Some(u) = l.strip_prefix("export MRSCHED_MASTER=") {
+            url = u.to_string();
+        }
+        if let Some(t) = l.strip_prefix("export MRSCHED_TOKEN=") {
+            token = t.split_whitespace().next().unwrap().to_string();
+            break;
+        }
+    }
+    let c = Client::new(&url, Some(token));
+    let r = rt();
+    r.block_on(c.put(&mut "x y x\n".as_bytes(), "t", 1024, 2))
+        .unwrap();
+    let s = r
+        .block_on(c.submit("j", &job("t", "o", 1, "kind = \"wordcount\""), false))
+        .unwrap();
+    assert_eq!(r.block_on(c.wait(s.id, WAIT)).unwrap().status, "succeeded");
+    assert_eq!(r.block_on(c.read("o")).unwrap(), b"x\t2\ny\t1\n");
+    // Ctrl-C.
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "local did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    assert!(r.block_on(c.health()).is_err(), "the master is gone");
+    let _ = Path::new(&url);
+}

@@ -1,0 +1,364 @@
+//! The user API client: what `mrsched submit`, `jobs`, `dfs ...` call.
+
+use crate::proto::*;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+/// A failed API call.
+#[derive(Clone, Debug)]
+pub struct ClientError {
+    /// HTTP status, when the master answered.
+    pub status: Option<u16>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+/// A connection to a master's user API.
+#[derive(Clone)]
+pub struct Client {
+    base: String,
+    token: Option<String>,
+    http: reqwest::Client,
+}
+
+type Res<T> = Result<T, ClientError>;
+
+impl Client {
+    /// A client of the master at `base` (`http://host:port`).
+    pub fn new(base: &str, token: Option<String>) -> Client {
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            token,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(600))
+                .build()
+                .expect("a client without TLS always builds"),
+        }
+    }
+
+    /// The master's URL.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    fn req(&self, m: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let r = self.http.request(m, format!("{}{path}", self.base));
+        match &self.token {
+            Some(t) => r.bearer_auth(t),
+            None => r,
+        }
+    }
+
+    async fn send<T: DeserializeOwned>(&self, r: reqwest::RequestBuilder) -> Res<T> {
+        let resp = r.send().await.map_err(|e| ClientError {
+            status: None,
+            message: format!("cannot reach the master at {}: {e}", self.base),
+        })?;
+        let status = resp.status();
+        if status.is_success() {
+            return resp.json().await.map_err(|e| ClientError {
+                status: Some(status.as_u16()),
+                message: format!("bad answer from the master: {e}"),
+            });
+        }
+        let text = resp.text().await.unwrap_or_default();
+        let msg = serde_json::from_str::<ErrorBody>(&text)
+            .map(|b| b.error)
+            .unwrap_or(text);
+        Err(ClientError {
+            status: Some(status.as_u16()),
+            message: match status.as_u16() {
+                401 => format!("the master refused the request: {msg}"),
+                _ => msg,
+            },
+        })
+    }
+
+    /// Cluster readiness (no token needed).
+    pub async fn health(&self) -> Res<Health> {
+        self.send(self.req(reqwest::Method::GET, "/api/health"))
+            .await
+    }
+
+    /// Submit a job file's text; `label` names it in error messages.
+    pub async fn submit(&self, label: &str, text: &str, json: bool) -> Res<Submitted> {
+        self.send(
+            self.req(reqwest::Method::POST, "/api/jobs")
+                .query(&[
+                    ("label", label),
+                    ("json", if json { "true" } else { "false" }),
+                ])
+                .body(text.to_string()),
+        )
+        .await
+    }
+
+    /// Every job.
+    pub async fn jobs(&self) -> Res<Vec<JobView>> {
+        self.send(self.req(reqwest::Method::GET, "/api/jobs")).await
+    }
+
+    /// One job.
+    pub async fn job(&self, id: u32) -> Res<JobView> {
+        self.send(self.req(reqwest::Method::GET, &format!("/api/jobs/{id}")))
+            .await
+    }
+
+    /// Kill a job.
+    pub async fn kill(&self, id: u32) -> Res<JobView> {
+        self.send(self.req(reqwest::Method::POST, &format!("/api/jobs/{id}/kill")))
+            .await
+    }
+
+    /// Pools.
+    pub async fn pools(&self) -> Res<PoolsView> {
+        self.send(self.req(reqwest::Method::GET, "/api/pools"))
+            .await
+    }
+
+    /// The run's metrics report.
+    pub async fn report(&self) -> Res<mrsched_metrics::Report> {
+        self.send(self.req(reqwest::Method::GET, "/api/report"))
+            .await
+    }
+
+    /// Wait until job `id` has ended (or `timeout` passed).
+    pub async fn wait(&self, id: u32, timeout: Duration) -> Res<JobView> {
+        let t0 = std::time::Instant::now();
+        loop {
+            let j = self.job(id).await?;
+            if !matches!(j.status.as_str(), "running" | "submitted") {
+                return Ok(j);
+            }
+            if t0.elapsed() > timeout {
+                return Err(ClientError {
+                    status: None,
+                    message: format!(
+                        "job {id} still {} after {:.0} s",
+                        j.status,
+                        timeout.as_secs_f64()
+                    ),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Store a stream as file `name`: cut into blocks of about
+    /// `block_size` bytes on line boundaries (a block ends after the line
+    /// that reaches the size), each replicated `replication` times. Nothing
+    /// is visible until every block is stored; on error the partial upload
+    /// is discarded.
+    pub async fn put(
+        &self,
+        input: &mut dyn BufRead,
+        name: &str,
+        block_size: u64,
+        replication: u32,
+    ) -> Res<FileView> {
+        let id: u64 = self
+            .send(
+                self.req(reqwest::Method::POST, "/api/dfs/files")
+                    .json(&CreateFile {
+                        name: name.to_string(),
+                        replication,
+                    }),
+            )
+            .await?;
+        match self.put_blocks(id, input, block_size.max(1)).await {
+            Ok(()) => {
+                self.send(self.req(
+                    reqwest::Method::POST,
+                    &format!("/api/dfs/uploads/{id}/commit"),
+                ))
+                .await
+            }
+            Err(e) => {
+                let _: Res<()> = self
+                    .send(self.req(reqwest::Method::DELETE, &format!("/api/dfs/uploads/{id}")))
+                    .await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn put_blocks(&self, id: u64, input: &mut dyn BufRead, block_size: u64) -> Res<()> {
+        let io = |e: std::io::Error| ClientError {
+            status: None,
+            message: format!("cannot read the input: {e}"),
+        };
+        // One block uploads while the next is read; blocks are sent in
+        // order (the previous upload ends before the next starts), so at
+        // most two blocks are in memory.
+        let mut inflight: Option<tokio::task::JoinHandle<Res<u64>>> = None;
+        loop {
+            let body = next_block(input, block_size).map_err(io)?;
+            if let Some(h) = inflight.take() {
+                join(h).await?;
+            }
+            if body.is_empty() {
+                return Ok(());
+            }
+            let me = self.clone();
+            let path = format!("/api/dfs/uploads/{id}");
+            inflight = Some(tokio::spawn(async move {
+                me.send(me.req(reqwest::Method::POST, &path).body(body))
+                    .await
+            }));
+        }
+    }
+
+    /// Files.
+    pub async fn ls(&self) -> Res<Vec<FileView>> {
+        self.send(self.req(reqwest::Method::GET, "/api/dfs/files"))
+            .await
+    }
+
+    /// One file.
+    pub async fn stat(&self, name: &str) -> Res<FileView> {
+        self.send(self.req(
+            reqwest::Method::GET,
+            &format!("/api/dfs/files/{}", encode(name)),
+        ))
+        .await
+    }
+
+    /// Remove a file.
+    pub async fn rm(&self, name: &str) -> Res<()> {
+        self.send(self.req(
+            reqwest::Method::DELETE,
+            &format!("/api/dfs/files/{}", encode(name)),
+        ))
+        .await
+    }
+
+    /// Write a file's contents to `out`, block after block.
+    pub async fn cat(&self, name: &str, out: &mut dyn Write) -> Res<u64> {
+        let f = self.stat(name).await?;
+        let mut n = 0;
+        for (id, _, _) in f.blocks {
+            let r = self
+                .req(reqwest::Method::GET, &format!("/api/dfs/blocks/{id}"))
+                .send()
+                .await
+                .map_err(|e| ClientError {
+                    status: None,
+                    message: format!("cannot reach the master at {}: {e}", self.base),
+                })?;
+            if !r.status().is_success() {
+                let status = r.status().as_u16();
+                let text = r.text().await.unwrap_or_default();
+                let msg = serde_json::from_str::<ErrorBody>(&text)
+                    .map(|b| b.error)
+                    .unwrap_or(text);
+                return Err(ClientError {
+                    status: Some(status),
+                    message: msg,
+                });
+            }
+            let b = r.bytes().await.map_err(|e| ClientError {
+                status: None,
+                message: e.to_string(),
+            })?;
+            n += b.len() as u64;
+            out.write_all(&b).map_err(|e| ClientError {
+                status: None,
+                message: format!("cannot write the output: {e}"),
+            })?;
+        }
+        Ok(n)
+    }
+
+    /// A file's contents.
+    pub async fn read(&self, name: &str) -> Res<Vec<u8>> {
+        let mut v = Vec::new();
+        self.cat(name, &mut v).await?;
+        Ok(v)
+    }
+}
+
+/// The next block of `input`: whole lines until the block reaches
+/// `block_size` bytes (the line that crosses the size ends the block), or
+/// what is left at the end. Empty at the end of the input.
+pub fn next_block(input: &mut dyn BufRead, block_size: u64) -> std::io::Result<Vec<u8>> {
+    let mut block: Vec<u8> = Vec::with_capacity(block_size.min(1 << 28) as usize);
+    while (block.len() as u64) < block_size.max(1) {
+        if input.read_until(b'\n', &mut block)? == 0 {
+            break;
+        }
+    }
+    Ok(block)
+}
+
+async fn join(h: tokio::task::JoinHandle<Res<u64>>) -> Res<u64> {
+    h.await.map_err(|e| ClientError {
+        status: None,
+        message: format!("upload task failed: {e}"),
+    })?
+}
+
+/// Percent-encode a path segment.
+fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Blocks cover the input in order, each ends at a line boundary
+        /// (except possibly the last), and a block only passes the size by
+        /// the line that crossed it.
+        #[test]
+        fn blocks_cut_on_line_boundaries(
+            lines in prop::collection::vec("[a-z ]{0,40}", 0..60),
+            last_newline in any::<bool>(),
+            size in 1u64..200,
+        ) {
+            let mut text = lines.join("\n");
+            if last_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let mut r = text.as_bytes();
+            let mut blocks = Vec::new();
+            loop {
+                let b = next_block(&mut r, size).unwrap();
+                if b.is_empty() {
+                    break;
+                }
+                blocks.push(b);
+            }
+            prop_assert_eq!(blocks.concat(), text.as_bytes());
+            for (i, b) in blocks.iter().enumerate() {
+                if i + 1 < blocks.len() {
+                    prop_assert_eq!(b.last(), Some(&b'\n'));
+                    prop_assert!(b.len() as u64 >= size);
+                }
+                // Without its last line the block was still below the size.
+                let body = &b[..b.len() - 1];
+                let prev = body.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+                prop_assert!((prev as u64) < size);
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Rebuilding the master from its journal.
+
+use super::*;
+
+impl Core {
+    pub(super) fn replay(&mut self, records: Vec<Record>) -> Result<(), ApiError> {
+        let mut pending_nodes = Vec::new();
+        for r in records {
+            if let Record::Node {
+                name,
+                rack,
+                map_slots,
+                reduce_slots,
+            } = &r
+            {
+                pending_nodes.push(NodeInfo {
+                    name: name.clone(),
+                    rack: rack.clone(),
+                    addr: String::new(),
+                    session: 0,
+                    last_seen: Instant::now(),
+                    map_slots: *map_slots,
+                    reduce_slots: *reduce_slots,
+                });
+                continue;
+            }
+            if self.formed.is_none() && !pending_nodes.is_empty() {
+                self.form(std::mem::take(&mut pending_nodes))?;
+            }
+            if let Err(e) = self.replay_one(r) {
+                eprintln!("mrsched master: journal replay: {}", e.message);
+            }
+        }
+        if self.formed.is_none() && !pending_nodes.is_empty() {
+            self.form(pending_nodes)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn replay_one(&mut self, r: Record) -> Result<(), ApiError> {
+        match r {
+            Record::Node { .. } => {}
+            Record::File {
+                name,
+                owner,
+                blocks,
+            } => {
+                self.b.files.insert(
+                    name,
+                    FileMeta {
+                        owner,
+                        blocks: blocks
+                            .into_iter()
+                            .map(|(id, bytes, replicas)| BlockMeta {
+                                id,
+                                bytes,
+                                replicas,
+                            })
+                            .collect(),
+                        dataset: None,
+                        writer: None,
+                    },
+                );
+            }
+            Record::FileRemoved { name } => {
+                self.b.files.remove(&name);
+            }
+            Record::Submit {
+                t,
+                user,
+                label,
+                text,
+                json,
+                datasets,
+                rejected,
+            } => {
+                self.advance(Time(t));
+                let u = User {
+                    name: user,
+                    admin: true,
+                };
+                let decision = match rejected {
+                    None => Admission::Admit,
+                    Some(r) => Admission::Reject(r),
+                };
+                self.submit_inner(&u, &label, &text, json, Some((decision, datasets)))?;
+            }
+            Record::MapDone {
+                t,
+                node,
+                tasks,
+                key,
+            } => {
+                self.advance(Time(t));
+                let f = self.formed_mut()?;
+                let (j, task) = tasks[0];
+                let riders = tasks[1..].iter().map(|&(j, t)| (JobId(j), t)).collect();
+                let l = Launch::Map {
+                    job: JobId(j),
+                    task,
+                    riders,
+                };
+                let a =
+                    f.st.launch(NodeId(node), &l)
+                        .map_err(|e| ApiError::internal(e.to_string()))?;
+                f.st.finish_map(a)
+                    .map_err(|e| ApiError::internal(e.to_string()))?;
+                for (j, t) in tasks {
+                    self.b.jobs[j as usize].map_out[t as usize] = Some((key.clone(), node));
+                }
+            }
+            Record::ReduceDone {
+                t,
+                node,
+                job,
+                task,
+                block,
+                bytes,
+                replicas,
+            } => {
+                self.advance(Time(t));
+                self.b.jobs[job as usize].reduce_out[task as usize] =
+                    Some((block, bytes, replicas));
+                let f = self.formed.as_mut().ok_or_else(not_formed)?;
+                let a =
+                    f.st.launch(NodeId(node), &Launch::reduce(JobId(job), task))
+                        .map_err(|e| ApiError::internal(e.to_string()))?;
+                f.st.finish_copy(a)
+                    .map_err(|e| ApiError::internal(e.to_string()))?;
+                f.st.take_compute_started();
+                f.st.finish_reduce(a)
+                    .map_err(|e| ApiError::internal(e.to_string()))?;
+            }
+            Record::Failed {
+                t,
+                node,
+                map,
+                tasks,
+                reason,
+            } => {
+                self.advance(Time(t));
+                let f = self.formed.as_mut().ok_or_else(not_formed)?;
+                let (j, task) = tasks[0];
+                let l = if map {
+                    Launch::Map {
+                        job: JobId(j),
+                        task,
+                        riders: tasks[1..].iter().map(|&(j, t)| (JobId(j), t)).collect(),
+                    }
+                } else {
+                    Launch::reduce(JobId(j), task)
+                };
+                let a =
+                    f.st.launch(NodeId(node), &l)
+                        .map_err(|e| ApiError::internal(e.to_string()))?;
+                f.st.fail_attempt(a, &reason)
+                    .map_err(|e| ApiError::internal(e.to_string()))?;
+            }
+            Record::NodeLost { t, node } => {
+                self.advance(Time(t));
+                self.formed_mut()?.st.node_lost(NodeId(node));
+                self.forget_outputs_on(node);
+            }
+            Record::NodeBack { t, node } => {
+                self.advance(Time(t));
+                self.formed_mut()?.st.node_recovered(NodeId(node));
+            }
+            Record::OutputLost { t, job, task, node } => {
+                self.advance(Time(t));
+                self.formed_mut()?
+                    .st
+                    .map_output_lost(JobId(job), task, NodeId(node));
+                self.b.jobs[job as usize].map_out[task as usize] = None;
+            }
+            Record::Evicted { t, job, node } => {
+                self.advance(Time(t));
+                let f = self.formed.as_mut().ok_or_else(not_formed)?;
+                f.st.evict_outputs(JobId(job), NodeId(node));
+                for o in self.b.jobs[job as usize].map_out.iter_mut() {
+                    if o.as_ref().is_some_and(|(_, n)| *n == node) {
+                        *o = None;
+                    }
+                }
+            }
+            Record::Killed { t, job, reason } => {
+                self.advance(Time(t));
+                let _ = self.formed_mut()?.st.kill_job(JobId(job), &reason);
+            }
+        }
+        self.settle();
+        Ok(())
+    }
+}

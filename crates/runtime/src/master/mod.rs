@@ -1,0 +1,524 @@
+//! The master process: an HTTP/JSON server in front of [`core::Core`].
+//!
+//! Two APIs share one listener. Workers (`/w/...`) authenticate with the
+//! cluster secret; users (`/api/...`) with a bearer token from the users
+//! file. Every handler locks the core, does its (short, synchronous) work and
+//! answers; only block transfers of the block store (`dfs put` / `dfs cat`)
+//! talk to workers, outside the lock.
+
+pub mod core;
+
+use self::core::{ApiError, BlockMeta, Core, MasterSettings, SchedulerFactory, User};
+use crate::journal::Journal;
+use crate::proto::*;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Users and their tokens.
+#[derive(Clone, Debug, Default)]
+pub struct Users {
+    by_token: BTreeMap<String, User>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UsersFile {
+    users: BTreeMap<String, UserEntry>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserEntry {
+    token: String,
+    #[serde(default)]
+    admin: bool,
+}
+
+impl Users {
+    /// Parse a users file:
+    ///
+    /// ```toml
+    /// [users.alice]
+    /// token = "a long random string"
+    /// admin = true   # may kill anyone's jobs and remove anyone's files
+    /// ```
+    pub fn parse(src: &mrsched_model::Source) -> Result<Users, mrsched_model::InputErrors> {
+        let f: UsersFile = src.parse()?;
+        let mut errs = mrsched_model::InputErrors::new();
+        let mut by_token = BTreeMap::new();
+        for (name, e) in f.users {
+            if e.token.len() < 16 {
+                errs.push(src.error(
+                    format!("users.{name}.token"),
+                    "must be at least 16 characters",
+                ));
+            }
+            if by_token.contains_key(&e.token) {
+                errs.push(src.error(format!("users.{name}.token"), "is used by another user"));
+            }
+            by_token.insert(
+                e.token,
+                User {
+                    name: name.clone(),
+                    admin: e.admin,
+                },
+            );
+        }
+        errs.into_result(Users { by_token })
+    }
+
+    /// The user a token belongs to.
+    pub fn find(&self, token: &str) -> Option<&User> {
+        // Compare every token in full so timing says little about which
+        // prefix matched.
+        let mut found = None;
+        for (t, u) in &self.by_token {
+            if ct_eq(t.as_bytes(), token.as_bytes()) {
+                found = Some(u);
+            }
+        }
+        found
+    }
+}
+
+/// Constant-time equality of two byte strings (length leaks).
+pub fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A random token (hex), from the operating system's generator.
+pub fn random_token() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 24];
+    rand::rng().fill_bytes(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// How to run a master.
+#[derive(Clone, Debug)]
+pub struct MasterConfig {
+    /// Work directory (journal, address file).
+    pub dir: PathBuf,
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Cluster secret workers must present.
+    pub secret: String,
+    /// API users.
+    pub users: Users,
+    /// Everything else.
+    pub settings: MasterSettings,
+}
+
+struct Upload {
+    user: User,
+    name: String,
+    replication: u32,
+    blocks: Vec<BlockMeta>,
+}
+
+struct Shared {
+    core: Mutex<Core>,
+    secret: String,
+    users: Users,
+    client: reqwest::Client,
+    uploads: Mutex<HashMap<u64, Upload>>,
+    next_upload: AtomicU64,
+}
+
+type S = State<Arc<Shared>>;
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (
+            code,
+            Json(ErrorBody {
+                error: self.message,
+            }),
+        )
+            .into_response()
+    }
+}
+
+fn lock(s: &Shared) -> std::sync::MutexGuard<'_, Core> {
+    // A panic in a handler must not take the whole master down with a
+    // poisoned lock: the state was left consistent by the state machine.
+    s.core.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn worker_auth(s: &Shared, h: &HeaderMap) -> Result<(), ApiError> {
+    let got = h
+        .get(SECRET_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if ct_eq(got.as_bytes(), s.secret.as_bytes()) {
+        Ok(())
+    } else {
+        Err(ApiError {
+            status: 401,
+            message: "wrong or missing cluster secret".into(),
+        })
+    }
+}
+
+fn user_auth(s: &Shared, h: &HeaderMap) -> Result<User, ApiError> {
+    let token = h
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok_or(ApiError {
+            status: 401,
+            message: "missing token (set MRSCHED_TOKEN or pass --token)".into(),
+        })?;
+    s.users.find(token).cloned().ok_or(ApiError {
+        status: 401,
+        message: "unknown token (check MRSCHED_TOKEN or --token)".into(),
+    })
+}
+
+type R<T> = Result<Json<T>, ApiError>;
+
+async fn w_register(State(s): S, h: HeaderMap, Json(r): Json<Register>) -> R<Registered> {
+    worker_auth(&s, &h)?;
+    lock(&s).register(r).map(Json)
+}
+
+async fn w_heartbeat(State(s): S, h: HeaderMap, Json(hb): Json<Heartbeat>) -> R<HeartbeatReply> {
+    worker_auth(&s, &h)?;
+    lock(&s).heartbeat(hb).map(Json)
+}
+
+async fn w_map_outputs(State(s): S, h: HeaderMap, Path(job): Path<u32>) -> R<MapOutputs> {
+    worker_auth(&s, &h)?;
+    lock(&s).map_outputs(job).map(Json)
+}
+
+async fn health(State(s): S) -> Json<Health> {
+    Json(lock(&s).health())
+}
+
+#[derive(serde::Deserialize)]
+struct SubmitQuery {
+    label: Option<String>,
+    json: Option<bool>,
+}
+
+async fn submit(
+    State(s): S,
+    h: HeaderMap,
+    Query(q): Query<SubmitQuery>,
+    body: String,
+) -> R<Submitted> {
+    let u = user_auth(&s, &h)?;
+    let label = q.label.unwrap_or_else(|| "job".into());
+    lock(&s)
+        .submit(&u, &label, &body, q.json.unwrap_or(false))
+        .map(Json)
+}
+
+async fn jobs(State(s): S, h: HeaderMap) -> R<Vec<JobView>> {
+    user_auth(&s, &h)?;
+    lock(&s).jobs().map(Json)
+}
+
+async fn job(State(s): S, h: HeaderMap, Path(id): Path<u32>) -> R<JobView> {
+    user_auth(&s, &h)?;
+    lock(&s).job_view(id).map(Json)
+}
+
+async fn kill(State(s): S, h: HeaderMap, Path(id): Path<u32>) -> R<JobView> {
+    let u = user_auth(&s, &h)?;
+    lock(&s).kill(&u, id).map(Json)
+}
+
+async fn pools(State(s): S, h: HeaderMap) -> R<PoolsView> {
+    user_auth(&s, &h)?;
+    lock(&s).pools().map(Json)
+}
+
+async fn report(State(s): S, h: HeaderMap) -> R<mrsched_metrics::Report> {
+    user_auth(&s, &h)?;
+    lock(&s).report().map(Json)
+}
+
+async fn dfs_ls(State(s): S, h: HeaderMap) -> R<Vec<FileView>> {
+    user_auth(&s, &h)?;
+    Ok(Json(lock(&s).files()))
+}
+
+async fn dfs_stat(State(s): S, h: HeaderMap, Path(name): Path<String>) -> R<FileView> {
+    user_auth(&s, &h)?;
+    lock(&s).file_view(&name).map(Json)
+}
+
+async fn dfs_rm(State(s): S, h: HeaderMap, Path(name): Path<String>) -> R<()> {
+    let u = user_auth(&s, &h)?;
+    lock(&s).remove_file(&u, &name).map(Json)
+}
+
+async fn dfs_create(State(s): S, h: HeaderMap, Json(c): Json<CreateFile>) -> R<u64> {
+    let u = user_auth(&s, &h)?;
+    lock(&s).check_new_file(&c.name)?;
+    let id = s.next_upload.fetch_add(1, Ordering::Relaxed) + 1;
+    s.uploads.lock().unwrap_or_else(|p| p.into_inner()).insert(
+        id,
+        Upload {
+            user: u,
+            name: c.name,
+            replication: c.replication.clamp(1, 16),
+            blocks: Vec::new(),
+        },
+    );
+    Ok(Json(id))
+}
+
+fn upload_of(s: &Shared, id: u64, u: &User) -> Result<(u32, String), ApiError> {
+    let ups = s.uploads.lock().unwrap_or_else(|p| p.into_inner());
+    match ups.get(&id) {
+        Some(up) if up.user == *u => Ok((up.replication, up.name.clone())),
+        _ => Err(ApiError::not_found(format!("no upload {id}"))),
+    }
+}
+
+/// One block of an upload: store it on its replica holders.
+async fn dfs_block(State(s): S, h: HeaderMap, Path(id): Path<u64>, body: Bytes) -> R<u64> {
+    let u = user_auth(&s, &h)?;
+    let (replication, _) = upload_of(&s, id, &u)?;
+    let (block, targets) = lock(&s).new_block(replication)?;
+    // All replicas at once.
+    let puts: Vec<_> = targets
+        .into_iter()
+        .map(|(node, url)| {
+            let req = s
+                .client
+                .put(format!("{url}/blocks/{block}"))
+                .header(SECRET_HEADER, &s.secret)
+                .body(body.clone());
+            (node, tokio::spawn(async move { req.send().await }))
+        })
+        .collect();
+    let mut ok = Vec::new();
+    let mut last_err = String::new();
+    for (node, h) in puts {
+        match h.await {
+            Ok(Ok(r)) if r.status().is_success() => ok.push(node),
+            Ok(Ok(r)) => last_err = format!("worker answered {}", r.status()),
+            Ok(Err(e)) => last_err = e.to_string(),
+            Err(e) => last_err = e.to_string(),
+        }
+    }
+    if ok.is_empty() {
+        return Err(ApiError::unavailable(format!(
+            "no worker could store block {block}: {last_err}"
+        )));
+    }
+    let mut ups = s.uploads.lock().unwrap_or_else(|p| p.into_inner());
+    let up = ups
+        .get_mut(&id)
+        .ok_or_else(|| ApiError::not_found(format!("no upload {id}")))?;
+    up.blocks.push(BlockMeta {
+        id: block,
+        bytes: body.len() as u64,
+        replicas: ok,
+    });
+    Ok(Json(block))
+}
+
+async fn dfs_commit(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> R<FileView> {
+    let u = user_auth(&s, &h)?;
+    upload_of(&s, id, &u)?;
+    let up = s
+        .uploads
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&id)
+        .expect("checked");
+    let mut core = lock(&s);
+    if let Err(e) = core.commit_file(&u, &up.name, up.blocks.clone()) {
+        core.drop_blocks(&up.blocks);
+        return Err(e);
+    }
+    core.file_view(&up.name).map(Json)
+}
+
+async fn dfs_abort(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> R<()> {
+    let u = user_auth(&s, &h)?;
+    upload_of(&s, id, &u)?;
+    if let Some(up) = s
+        .uploads
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&id)
+    {
+        lock(&s).drop_blocks(&up.blocks);
+    }
+    Ok(Json(()))
+}
+
+async fn dfs_read_block(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> Result<Bytes, ApiError> {
+    user_auth(&s, &h)?;
+    let sources = lock(&s).block_sources(id)?;
+    let mut last = String::from("no replica");
+    for url in sources {
+        match s
+            .client
+            .get(format!("{url}/blocks/{id}"))
+            .header(SECRET_HEADER, &s.secret)
+            .send()
+            .await
+        {
+            Ok(r) if r.status().is_success() => match r.bytes().await {
+                Ok(b) => return Ok(b),
+                Err(e) => last = e.to_string(),
+            },
+            Ok(r) => last = format!("worker answered {}", r.status()),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(ApiError::unavailable(format!(
+        "no replica of block {id} could be read: {last}"
+    )))
+}
+
+/// Build the master's router around an opened core.
+fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/w/register", post(w_register))
+        .route("/w/heartbeat", post(w_heartbeat))
+        .route("/w/map-outputs/{job}", get(w_map_outputs))
+        .route("/api/health", get(health))
+        .route("/api/jobs", post(submit).get(jobs))
+        .route("/api/jobs/{id}", get(job))
+        .route("/api/jobs/{id}/kill", post(kill))
+        .route("/api/pools", get(pools))
+        .route("/api/report", get(report))
+        .route("/api/dfs/files", get(dfs_ls).post(dfs_create))
+        .route("/api/dfs/files/{name}", get(dfs_stat).delete(dfs_rm))
+        .route("/api/dfs/uploads/{id}", post(dfs_block).delete(dfs_abort))
+        .route("/api/dfs/uploads/{id}/commit", post(dfs_commit))
+        .route("/api/dfs/blocks/{id}", get(dfs_read_block))
+        .layer(DefaultBodyLimit::max(1 << 30))
+        .with_state(shared)
+}
+
+/// Open the master's journal and core (replaying the journal); `factory`
+/// replaces the configured scheduler when given.
+pub fn open_core(cfg: &MasterConfig, factory: Option<SchedulerFactory>) -> Result<Core, String> {
+    std::fs::create_dir_all(&cfg.dir)
+        .map_err(|e| format!("cannot create {}: {e}", cfg.dir.display()))?;
+    let journal = Journal::open(&cfg.dir.join("journal.redb")).map_err(|e| e.to_string())?;
+    Core::open(journal, cfg.settings.clone(), factory).map_err(|e| e.message)
+}
+
+/// Run a master until `shutdown` resolves. Writes the URL it listens on
+/// to `<dir>/addr`.
+pub async fn run_master(
+    cfg: MasterConfig,
+    core: Core,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let url = format!("http://{addr}");
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let shared = Arc::new(Shared {
+        core: Mutex::new(core),
+        secret: cfg.secret.clone(),
+        users: cfg.users.clone(),
+        client,
+        uploads: Mutex::new(HashMap::new()),
+        next_upload: AtomicU64::new(0),
+    });
+    let ticker = {
+        let s = shared.clone();
+        tokio::spawn(async move {
+            let mut iv = tokio::time::interval(Duration::from_millis(20));
+            loop {
+                iv.tick().await;
+                if let Err(e) = lock(&s).tick() {
+                    eprintln!("mrsched master: {}", e.message);
+                }
+            }
+        })
+    };
+    let tmp = cfg.dir.join("addr.tmp");
+    std::fs::write(&tmp, &url).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, cfg.dir.join("addr")).map_err(|e| e.to_string())?;
+    eprintln!("mrsched master: listening on {url}");
+    let r = axum::serve(listener, router(shared.clone()))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| e.to_string());
+    ticker.abort();
+    if let Err(e) = lock(&shared).sync() {
+        eprintln!("mrsched master: {}", e.message);
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrsched_model::{Format, Source};
+
+    #[test]
+    fn users_files_are_checked_and_tokens_found() {
+        let src = Source::new(
+            "users.toml",
+            "[users.alice]\ntoken = \"aaaaaaaaaaaaaaaaaaaa\"\nadmin = true\n[users.bob]\ntoken = \"bbbbbbbbbbbbbbbbbbbb\"\n",
+            Format::Toml,
+        );
+        let u = Users::parse(&src).unwrap();
+        assert_eq!(
+            u.find("aaaaaaaaaaaaaaaaaaaa"),
+            Some(&User {
+                name: "alice".into(),
+                admin: true
+            })
+        );
+        assert_eq!(u.find("bbbbbbbbbbbbbbbbbbbb").unwrap().name, "bob");
+        assert!(u.find("bbbbbbbbbbbbbbbbbbb").is_none());
+        assert!(u.find("").is_none());
+        let src = Source::new(
+            "users.toml",
+            "[users.x]\ntoken = \"short\"\n[users.y]\ntoken = \"short\"\n",
+            Format::Toml,
+        );
+        let e = Users::parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains("users.toml:2: users.x.token: must be at least 16"),
+            "{e}"
+        );
+        assert!(e.contains("users.y.token: is used by another user"), "{e}");
+        let src = Source::new("users.toml", "[users.x]\ntokn = \"x\"\n", Format::Toml);
+        assert!(Users::parse(&src).unwrap_err().to_string().contains("tokn"));
+    }
+
+    #[test]
+    fn secrets_compare_in_full() {
+        assert!(ct_eq(b"abc", b"abc"));
+        assert!(!ct_eq(b"abc", b"abd"));
+        assert!(!ct_eq(b"abc", b"ab"));
+        let t = random_token();
+        assert_eq!(t.len(), 48);
+        assert_ne!(t, random_token());
+    }
+}

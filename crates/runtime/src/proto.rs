@@ -1,0 +1,309 @@
+//! The wire protocol: JSON bodies of the master's and workers' HTTP APIs.
+//!
+//! Workers talk to the master with the cluster secret in the
+//! [`SECRET_HEADER`] header; users send `Authorization: Bearer <token>`.
+//! Bulk data (blocks, map output partitions) travels as raw bytes.
+
+use crate::program::Program;
+use serde::{Deserialize, Serialize};
+
+/// Header carrying the cluster secret (worker <-> master, worker <-> worker).
+pub const SECRET_HEADER: &str = "x-mrsched-secret";
+
+/// A worker introduces itself.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Register {
+    /// Unique, stable name (kept in the worker's work directory).
+    pub name: String,
+    /// Rack name.
+    pub rack: String,
+    /// Map slots.
+    pub map_slots: u32,
+    /// Reduce slots.
+    pub reduce_slots: u32,
+    /// Base URL of the worker's data server (blocks, shuffle).
+    pub addr: String,
+    /// Map outputs the worker holds: `(job, attempt key)`.
+    pub outputs: Vec<(u32, String)>,
+    /// Blocks the worker holds.
+    pub blocks: Vec<u64>,
+}
+
+/// The master's answer to [`Register`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Registered {
+    /// The worker's node id.
+    pub node: u32,
+    /// Session number; heartbeats carry it.
+    pub session: u64,
+    /// Heartbeat interval, milliseconds.
+    pub heartbeat_ms: u64,
+}
+
+/// How a map attempt actually read its block.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadFrom {
+    /// From the worker's own disk.
+    Local,
+    /// From another worker.
+    Remote,
+}
+
+/// What a worker reports about an attempt.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Report {
+    /// A map attempt finished; per job it served, the bytes of each
+    /// partition file and the records emitted.
+    MapDone {
+        /// Attempt key.
+        key: String,
+        /// `(job, partition bytes, records)` for every job served.
+        outputs: Vec<(u32, Vec<u64>, u64)>,
+        /// Where the block came from.
+        read: ReadFrom,
+        /// Input bytes read.
+        input_bytes: u64,
+    },
+    /// A reduce attempt fetched every map's partition.
+    CopyDone {
+        /// Attempt key.
+        key: String,
+    },
+    /// A reduce attempt wrote its output block.
+    ReduceDone {
+        /// Attempt key.
+        key: String,
+        /// The output block written.
+        block: u64,
+        /// Output bytes.
+        bytes: u64,
+        /// Workers (node ids) that hold a replica of the output block.
+        replicas: Vec<u32>,
+    },
+    /// An attempt failed.
+    Failed {
+        /// Attempt key.
+        key: String,
+        /// Why.
+        error: String,
+    },
+    /// A reducer could not fetch a map's output.
+    FetchFailed {
+        /// The job.
+        job: u32,
+        /// The map task.
+        map: u32,
+        /// The attempt key of the output it tried.
+        key: String,
+    },
+}
+
+/// A heartbeat.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Heartbeat {
+    /// Node id.
+    pub node: u32,
+    /// Session from [`Registered`].
+    pub session: u64,
+    /// Reports since the last acknowledged heartbeat.
+    pub reports: Vec<Report>,
+}
+
+/// A launch sent to a worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TaskLaunch {
+    /// Attempt key, unique in the cluster's life (master generation and
+    /// attempt id).
+    pub key: String,
+    /// The task(s): one job for a reduce or a plain map; several for a
+    /// shared scan (a map attempt with riders).
+    pub jobs: Vec<TaskJob>,
+    /// For maps: the block to read.
+    pub block: Option<BlockSource>,
+    /// For reduces: what to fetch and where to write.
+    pub reduce: Option<ReduceTask>,
+    /// Map output buffer, bytes (the spill threshold).
+    pub sort_buffer: u64,
+}
+
+/// One job's part of a launch.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TaskJob {
+    /// Job id.
+    pub job: u32,
+    /// Task index.
+    pub task: u32,
+    /// The program.
+    pub program: Program,
+    /// The job's reduce count (partitions).
+    pub reduces: u32,
+}
+
+/// Where a map's block is.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BlockSource {
+    /// Block id.
+    pub id: u64,
+    /// Data-server URLs of replica holders, the launching node first when
+    /// it holds one.
+    pub sources: Vec<String>,
+}
+
+/// A reduce task's shuffle and output.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReduceTask {
+    /// The partition it reduces.
+    pub partition: u32,
+    /// Output block id.
+    pub output_block: u64,
+    /// Further workers to copy the output block to: `(node, URL)`.
+    pub replicas: Vec<(u32, String)>,
+}
+
+/// The master's answer to a heartbeat.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HeartbeatReply {
+    /// The master does not know this session (it restarted, or declared
+    /// the worker lost): register again.
+    pub reregister: bool,
+    /// Attempts to start.
+    pub launches: Vec<TaskLaunch>,
+    /// Attempts to stop.
+    pub kills: Vec<String>,
+    /// Reduce attempts that may start computing (copy-compute splitting).
+    pub computes: Vec<String>,
+    /// Jobs whose map outputs can be deleted.
+    pub delete_jobs: Vec<u32>,
+    /// Blocks to delete.
+    pub delete_blocks: Vec<u64>,
+}
+
+/// Finished map outputs of a job, for its reducers.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MapOutputs {
+    /// Number of maps.
+    pub total: u32,
+    /// `(map, attempt key, data-server URL)` of every available output.
+    pub done: Vec<(u32, String, String)>,
+    /// The job is no longer running.
+    pub ended: bool,
+}
+
+/// A job as users see it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobView {
+    /// Id.
+    pub id: u32,
+    /// Name.
+    pub name: String,
+    /// Owner.
+    pub user: String,
+    /// Pool.
+    pub pool: String,
+    /// Program kind.
+    pub program: String,
+    /// `submitted`, `running`, `succeeded`, `failed`, `killed`, `rejected`.
+    pub status: String,
+    /// Why it was rejected, failed or killed.
+    pub reason: Option<String>,
+    /// Maps done / total.
+    pub maps_done: u32,
+    /// Maps in total.
+    pub maps: u32,
+    /// Maps running.
+    pub maps_running: u32,
+    /// Reduces done.
+    pub reduces_done: u32,
+    /// Reduces in total.
+    pub reduces: u32,
+    /// Reduces running.
+    pub reduces_running: u32,
+    /// Seconds since the cluster started, at submission.
+    pub submitted_s: f64,
+    /// At the end, if ended.
+    pub finished_s: Option<f64>,
+    /// Output file in the block store.
+    pub output: String,
+    /// Node-local / rack-local / off-rack maps done (as scheduled).
+    pub locality: [u32; 3],
+    /// Maps that read their block from their own disk / from another worker.
+    pub reads: [u32; 2],
+}
+
+/// The answer to a submission.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Submitted {
+    /// The job id.
+    pub id: u32,
+    /// `running` or `rejected`.
+    pub status: String,
+    /// The scheduler's reason for a rejection.
+    pub reason: Option<String>,
+}
+
+/// A pool as users see it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PoolView {
+    /// Name.
+    pub name: String,
+    /// Running jobs.
+    pub jobs: u32,
+    /// Running map attempts.
+    pub running_maps: u32,
+    /// Running reduce attempts.
+    pub running_reduces: u32,
+    /// Pending maps.
+    pub pending_maps: u32,
+    /// Pending reduces.
+    pub pending_reduces: u32,
+}
+
+/// What `mrsched pools` prints.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PoolsView {
+    /// Scheduler label.
+    pub scheduler: String,
+    /// Pools with running jobs (or a configured share).
+    pub pools: Vec<PoolView>,
+    /// The scheduler's own numbers (`Scheduler::stats`).
+    pub stats: std::collections::BTreeMap<String, f64>,
+}
+
+/// A file in the block store.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FileView {
+    /// Name.
+    pub name: String,
+    /// Bytes.
+    pub bytes: u64,
+    /// Blocks: `(id, bytes, replica node names)`.
+    pub blocks: Vec<(u64, u64, Vec<String>)>,
+}
+
+/// Start of an upload.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CreateFile {
+    /// File name.
+    pub name: String,
+    /// Replicas per block.
+    pub replication: u32,
+}
+
+/// The cluster's state for `mrsched local` and health checks.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Health {
+    /// Workers registered and alive.
+    pub workers: u32,
+    /// Workers the cluster waits for before it forms.
+    pub expected: u32,
+    /// Jobs can be submitted.
+    pub ready: bool,
+}
+
+/// An error answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// What went wrong.
+    pub error: String,
+}

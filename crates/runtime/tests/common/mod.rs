@@ -1,0 +1,154 @@
+//! An in-process live cluster for tests: a master and workers as tasks of
+//! one tokio runtime, talking HTTP over loopback.
+
+#![allow(dead_code)]
+
+use mrsched_runtime::client::Client;
+use mrsched_runtime::master::core::{MasterSettings, SchedulerFactory, User};
+use mrsched_runtime::master::{open_core, run_master, MasterConfig, Users};
+use mrsched_runtime::worker::{run_worker, WorkerConfig};
+use mrsched_sched::SchedulerConfig;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+pub const SECRET: &str = "test-secret-0123456789";
+pub const ALICE: &str = "alice-token-0123456789";
+pub const BOB: &str = "bob-token-0123456789ab";
+
+pub struct TestCluster {
+    pub url: String,
+    pub alice: Client,
+    pub bob: Client,
+    pub dir: tempfile::TempDir,
+    stops: Vec<oneshot::Sender<()>>,
+}
+
+pub fn users() -> Users {
+    let src = mrsched_model::Source::new(
+        "users.toml",
+        format!("[users.alice]\ntoken = \"{ALICE}\"\n[users.bob]\ntoken = \"{BOB}\"\n"),
+        mrsched_model::Format::Toml,
+    );
+    Users::parse(&src).unwrap()
+}
+
+pub fn settings(workers: u32) -> MasterSettings {
+    MasterSettings {
+        workers,
+        scheduler: SchedulerConfig::resolve("fifo").unwrap(),
+        heartbeat: Duration::from_millis(50),
+        worker_timeout: Duration::from_millis(1500),
+        replication: 2,
+        sort_buffer: 4096,
+        max_attempts: 3,
+        reduce_slowstart: 0.05,
+        seed: 1,
+    }
+}
+
+impl TestCluster {
+    pub async fn start(workers: u32, factory: Option<SchedulerFactory>) -> TestCluster {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = MasterConfig {
+            dir: dir.path().join("master"),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            secret: SECRET.into(),
+            users: users(),
+            settings: settings(workers),
+        };
+        let core = open_core(&cfg, factory).unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let mut stops = vec![tx];
+        tokio::spawn(run_master(cfg, core, async {
+            let _ = rx.await;
+        }));
+        let addr_file = dir.path().join("master/addr");
+        let url = loop {
+            if let Ok(u) = std::fs::read_to_string(&addr_file) {
+                break u;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        for k in 0..workers {
+            let (tx, rx) = oneshot::channel::<()>();
+            stops.push(tx);
+            let wc = WorkerConfig {
+                master: url.clone(),
+                dir: dir.path().join(format!("worker-{k}")),
+                name: Some(format!("w{k}")),
+                rack: format!("rack-{}", k % 2),
+                map_slots: 2,
+                reduce_slots: 1,
+                listen: "127.0.0.1:0".parse().unwrap(),
+                advertise: None,
+                secret: SECRET.into(),
+            };
+            tokio::spawn(run_worker(wc, async {
+                let _ = rx.await;
+            }));
+        }
+        let alice = Client::new(&url, Some(ALICE.into()));
+        let bob = Client::new(&url, Some(BOB.into()));
+        for _ in 0..500 {
+            if alice.health().await.is_ok_and(|h| h.ready) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(alice.health().await.unwrap().ready, "cluster formed");
+        TestCluster {
+            url,
+            alice,
+            bob,
+            dir,
+            stops,
+        }
+    }
+
+    pub fn stop(self) {
+        for s in self.stops {
+            let _ = s.send(());
+        }
+    }
+}
+
+/// A text corpus of `lines` lines with a skewed vocabulary.
+pub fn corpus(lines: usize) -> String {
+    let words = [
+        "the", "map", "reduce", "slot", "fair", "pool", "delay", "node", "rack", "block",
+        "shuffle", "sort", "job", "task",
+    ];
+    let mut s = String::new();
+    let mut x: u64 = 12345;
+    for i in 0..lines {
+        let n = 1 + (i % 7);
+        for k in 0..n {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let w =
+                words[((x >> 33) as usize % words.len()).min(((x >> 40) as usize) % words.len())];
+            if k > 0 {
+                s.push(' ');
+            }
+            s.push_str(w);
+            if (x >> 20) & 3 == 0 {
+                s.push_str(&format!("{}", (x >> 50) % 30));
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+pub async fn put(c: &Client, name: &str, data: &str, block: u64) {
+    let mut r = std::io::BufReader::new(data.as_bytes());
+    c.put(&mut r, name, block, 2).await.unwrap();
+}
+
+pub fn admin() -> User {
+    User {
+        name: "alice".into(),
+        admin: false,
+    }
+}
