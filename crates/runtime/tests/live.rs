@@ -513,3 +513,107 @@ async fn preempted_attempts_are_stopped_and_run_again() {
     );
     c.stop();
 }
+
+/// A registered policy built from its preset, as `mrsched master
+/// --scheduler NAME` does.
+fn preset(name: &'static str) -> mrsched_runtime::master::core::SchedulerFactory {
+    Arc::new(move |c: &Cluster| {
+        mrsched_sched::SchedulerConfig::resolve(name)
+            .unwrap()
+            .build(c)
+            .unwrap()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rtmr_admission_control_runs_live_and_answers_rejections() {
+    let c = TestCluster::start(2, Some(preset("rtmr"))).await;
+    put(&c.alice, "in", &corpus(200), 2048).await;
+    // A deadline shorter than one heartbeat cannot be guaranteed.
+    let tight = format!(
+        "deadline_s = 0.01\n{}",
+        job_toml("in", "o-tight", 1, "kind = \"wordcount\"")
+    );
+    let s = c.alice.submit("tight.toml", &tight, false).await.unwrap();
+    assert_eq!(s.status, "rejected", "{s:?}");
+    let reason = s.reason.unwrap();
+    assert!(
+        reason.contains("deadline"),
+        "the reason names the deadline: {reason}"
+    );
+    let loose = format!(
+        "deadline_s = 600\n{}",
+        job_toml("in", "o-loose", 1, "kind = \"wordcount\"")
+    );
+    let s = c.alice.submit("loose.toml", &loose, false).await.unwrap();
+    assert_eq!(s.status, "running", "{s:?}");
+    let j = c.alice.wait(s.id, WAIT).await.unwrap();
+    assert_eq!(j.status, "succeeded", "{j:?}");
+    let r = c.alice.report().await.unwrap();
+    let done = r.jobs.iter().find(|x| x.id == s.id).unwrap();
+    assert_eq!(done.deadline_met, Some(true));
+    c.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn circumflex_shares_scans_live_and_every_output_is_exact() {
+    let c = TestCluster::start(2, Some(preset("circumflex"))).await;
+    let text = corpus(3000);
+    put(&c.bob, "logs", &text, 4 * 1024).await;
+    // CPU work per record makes each map last long enough for the three
+    // jobs to be scanning the dataset at the same time.
+    let programs = [
+        (
+            "lg-a",
+            1,
+            "kind = \"loadgen\"\nkeep_map = 50\ncpu_per_record = 4000",
+        ),
+        (
+            "lg-b",
+            2,
+            "kind = \"loadgen\"\nkeep_map = 100\ncpu_per_record = 4000",
+        ),
+        (
+            "lg-c",
+            1,
+            "kind = \"loadgen\"\nkeep_map = 10\nkeep_reduce = 50\ncpu_per_record = 4000",
+        ),
+    ];
+    let mut ids = Vec::new();
+    for (name, r, p) in programs {
+        let s = c
+            .bob
+            .submit(name, &job_toml("logs", &format!("{name}-out"), r, p), false)
+            .await
+            .unwrap();
+        ids.push(s.id);
+    }
+    for id in &ids {
+        let j = c.bob.wait(*id, WAIT).await.unwrap();
+        assert_eq!(j.status, "succeeded", "{j:?}");
+    }
+    for (name, r, p) in programs {
+        let prog: Program = toml::from_str::<toml::Table>(p)
+            .unwrap()
+            .try_into()
+            .unwrap();
+        let want = sequential(&prog, text.as_bytes(), r).unwrap().concat();
+        assert_eq!(
+            c.bob.read(&format!("{name}-out")).await.unwrap(),
+            want,
+            "{name}"
+        );
+    }
+    let report = c.bob.report().await.unwrap();
+    let riders = report
+        .extra
+        .get("scheduler.riders")
+        .and_then(|v| v.as_f64())
+        .unwrap();
+    assert!(
+        riders > 0.0,
+        "some map attempts carried riders: {:?}",
+        report.extra
+    );
+    c.stop();
+}
