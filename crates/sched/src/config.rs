@@ -58,13 +58,14 @@ pub struct Preset {
 
 /// Every registered policy.
 pub fn policies() -> Vec<PolicyInfo> {
-    vec![policies::fifo::info()]
+    vec![policies::fifo::info(), policies::msjo::info()]
 }
 
 /// Every preset.
 pub fn presets() -> Vec<Preset> {
     let mut v = Vec::new();
     v.extend(policies::fifo::presets());
+    v.extend(policies::msjo::presets());
     v
 }
 

@@ -273,6 +273,7 @@ impl Engine<'_> {
     }
 
     fn init(&mut self) {
+        self.sched.on_announce(&self.st, &self.workload.jobs);
         // Arrivals are chained (each queues the next), keeping the heap small.
         if let Some(j) = self.workload.jobs.first() {
             self.push(j.arrival, Ev::Arrival(0));

@@ -2,3 +2,4 @@
 //! and `presets()`, and builds on the shared machinery of this crate.
 
 pub mod fifo;
+pub mod msjo;
