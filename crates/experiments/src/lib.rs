@@ -10,6 +10,7 @@
 
 pub mod common;
 pub mod fifo_locality;
+pub mod mars;
 
 use std::path::PathBuf;
 
@@ -67,7 +68,20 @@ pub struct Experiment {
 
 /// Every experiment.
 pub fn experiments() -> Vec<Experiment> {
-    vec![fifo_locality::EXPERIMENT]
+    vec![
+        fifo_locality::EXPERIMENT,
+        mars::FIG5_6,
+        mars::FIG7,
+        mars::FIG8,
+        mars::FIG9,
+        mars::FIG10,
+        mars::FIG11,
+        mars::FIG12,
+        mars::FIG14,
+        mars::FIG15,
+        mars::FIG16,
+        mars::FIG17,
+    ]
 }
 
 /// Find an experiment by name.

@@ -5,6 +5,7 @@
 //! prints both tables.
 
 use crate::facebook::{self, BmParams, Fb2009Params};
+use crate::msjo::{self, Counts, MsjoParams, Times};
 use crate::swim::{self, SwimOptions};
 use crate::synthetic::{self, SyntheticParams};
 use mrsched_model::{Cluster, Format, InputError, InputErrors, Source, Workload};
@@ -107,16 +108,32 @@ map_slots = 5
 reduce_slots = 3
 "#,
         },
+        // MSJO assumes a task starts the moment its machine and inputs are
+        // ready: heartbeats every 0.1 s keep the simulator's wait for a
+        // heartbeat small next to 10-15 s tasks.
         BuiltinCluster {
             name: "unified-50",
             about: "seed 001 default: 50 identical machines running one task at a time",
             toml: r#"
 name = "unified-50"
-heartbeat_interval_s = 1
+heartbeat_interval_s = 0.1
 heartbeat_on_completion = true
 [[nodes]]
 name = "m"
 count = 50
+slots = 1
+"#,
+        },
+        BuiltinCluster {
+            name: "unified-100",
+            about: "seed 001 Fig. 10: 100 identical machines running one task at a time",
+            toml: r#"
+name = "unified-100"
+heartbeat_interval_s = 0.1
+heartbeat_on_completion = true
+[[nodes]]
+name = "m"
+count = 100
 slots = 1
 "#,
         },
@@ -151,6 +168,25 @@ pub fn workloads() -> Vec<BuiltinWorkload> {
                     ..Default::default()
                 };
                 swim::read(&src, &opts).expect("the embedded sample is valid")
+            },
+        },
+        BuiltinWorkload {
+            name: "msjo-random",
+            about: "seed 001 random scenario: 100 jobs, Poisson(30) maps, N(10,5)/N(15,5) s, weights N(30,10)",
+            make: |seed| msjo::msjo(seed, &MsjoParams::default()),
+        },
+        BuiltinWorkload {
+            name: "msjo-uniform",
+            about: "seed 001 uniform scenario: 100 jobs of 30 maps (10 s) and 10 reduces (15 s)",
+            make: |seed| {
+                msjo::msjo(
+                    seed,
+                    &MsjoParams {
+                        counts: Counts::Uniform,
+                        times: Times::Uniform,
+                        ..Default::default()
+                    },
+                )
             },
         },
         BuiltinWorkload {

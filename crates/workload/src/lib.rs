@@ -6,6 +6,7 @@
 pub mod build;
 pub mod catalog;
 pub mod facebook;
+pub mod msjo;
 pub mod swim;
 pub mod synthetic;
 
