@@ -90,9 +90,7 @@ impl PlanFollower {
         while let Some(head) = q.front().copied() {
             // A planned job that has not arrived (or not been admitted) yet:
             // offline plans know jobs before they are submitted; wait.
-            let Some(job) = st.get_job(head.job) else {
-                return None;
-            };
+            let job = st.get_job(head.job)?;
             if job.status == JobStatus::Submitted {
                 return None;
             }

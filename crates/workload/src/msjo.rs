@@ -88,6 +88,9 @@ impl Default for MsjoParams {
     }
 }
 
+/// One drawn job: arrival, map times, reduce times, weight, task weights.
+type Drawn = (f64, Vec<f64>, Vec<f64>, f64, Vec<f64>);
+
 /// Generate a seed 001 workload.
 pub fn msjo(seed: u64, p: &MsjoParams) -> Workload {
     let mut rng = rng::stream(seed, "workload:msjo");
@@ -99,7 +102,7 @@ pub fn msjo(seed: u64, p: &MsjoParams) -> Workload {
     let mut b = WorkloadBuilder::new("msjo");
     let mut t = 0u64;
     let mut tasks = 0usize;
-    let mut specs: Vec<(f64, Vec<f64>, Vec<f64>, f64, Vec<f64>)> = Vec::new();
+    let mut specs: Vec<Drawn> = Vec::new();
     for _ in 0..p.jobs {
         if p.max_tasks.is_some_and(|m| tasks >= m) {
             break;

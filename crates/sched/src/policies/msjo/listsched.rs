@@ -306,11 +306,8 @@ pub fn t_mars(inst: &Instance, lp_completion: &[f64], mode: Intervals) -> Schedu
         }
     };
     let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for t in 0..n {
-        groups
-            .entry(interval(lp_completion[t]))
-            .or_default()
-            .push(t);
+    for (t, c) in lp_completion.iter().enumerate().take(n) {
+        groups.entry(interval(*c)).or_default().push(t);
     }
     let mut e = inst.machine_free.clone();
     let mut ready = Ready::new(inst);

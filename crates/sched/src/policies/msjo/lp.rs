@@ -95,7 +95,7 @@ impl LpBackend for Microlp {
             .into_solution()
             .map_err(|_| LpError("interrupted".into()))?;
         self.values = self.vars.iter().map(|v| sol.var_value_raw(*v)).collect();
-        self.iterations = sol.stats().lp_iterations as u64;
+        self.iterations = sol.stats().lp_iterations;
         Ok(sol.objective())
     }
 

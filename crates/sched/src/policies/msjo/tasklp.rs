@@ -54,6 +54,9 @@ pub struct TaskLpOptions {
     pub block: usize,
 }
 
+/// A group's order and its violated prefixes `(position, rhs)`.
+type Violated = (Vec<usize>, Vec<(usize, f64)>);
+
 /// Tasks sorted by a completion vector (ties: maps first, then index).
 pub fn completion_order(inst: &Instance, c: &[f64], subset: &[usize]) -> Vec<usize> {
     let mut v = subset.to_vec();
@@ -190,7 +193,8 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
         out.iterations += lp.iterations();
         let cv: Vec<f64> = c.iter().map(|&v| lp.value(v)).collect();
         let mut nv = cv.clone();
-        let mut found: Vec<(Vec<usize>, Vec<(usize, f64)>)> = Vec::new();
+        // (group order, its violated prefixes)
+        let mut found: Vec<Violated> = Vec::new();
         for (members, pm) in &groups {
             let order = completion_order(inst, &cv, members);
             let viol = violations(inst, &order, &cv, *pm);
