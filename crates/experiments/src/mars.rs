@@ -14,7 +14,6 @@ use mrsched_model::{Cluster, Workload};
 use mrsched_sched::policies::msjo::{
     coge::CogeOptions,
     instance::Instance,
-    lower_bound,
     tasklp::{task_relaxation, Cuts, Objective, TaskLpOptions},
     twtct,
 };
@@ -122,17 +121,11 @@ impl Sweep {
                     .map(|(i, x)| (*x, f(&self.ratios[a][i])))
                     .collect()
             };
+            // Means only: the spread over seeds (min, max) is in the tables;
+            // min / max lines per algorithm would reuse the palette.
             series.push(Series {
-                label: format!("{l} (mean)"),
+                label: l.to_string(),
                 points: pts(&|v| stats(v).0),
-            });
-            series.push(Series {
-                label: format!("{l} min"),
-                points: pts(&|v| stats(v).1),
-            });
-            series.push(Series {
-                label: format!("{l} max"),
-                points: pts(&|v| stats(v).2),
             });
         }
         line_chart(&fig, title, xname, yname, &series).map_err(err)?;
@@ -151,7 +144,7 @@ fn seeds(ctx: &ExpContext, full: usize) -> Vec<u64> {
 
 /// Job-level point: TWJCT / LP bound for each algorithm. Without a given
 /// bound, the first algorithm must be offline MarS: its COGE value (same
-/// instance, same options as [`lower_bound`]) is the bound.
+/// instance, same options as `msjo::lower_bound`) is the bound.
 fn job_point(
     cluster: &Cluster,
     w: &Workload,
@@ -177,14 +170,21 @@ fn job_point(
     }
     let lb = match lb {
         Some(b) => b,
-        None => {
-            lower_bound(w, cluster)
-                .ok_or_else(|| ExpError("workload without explicit times".into()))?
-                .map_err(err)?
-                .objective
-        }
+        None => job_bound(w, cluster)?,
     };
     Ok(twjct.into_iter().map(|t| t / lb).collect())
+}
+
+/// The COGE bound (epsilon 0.3) of a whole workload, without the size cap
+/// of `msjo::lower_bound`.
+fn job_bound(w: &Workload, cluster: &Cluster) -> Result<f64, ExpError> {
+    let inst = Instance::from_workload(w, cluster)
+        .ok_or_else(|| ExpError("workload without explicit times".into()))?;
+    Ok(
+        mrsched_sched::policies::msjo::coge::coge(&inst, &CogeOptions::default())
+            .map_err(err)?
+            .objective,
+    )
 }
 
 fn params(jobs: usize) -> MsjoParams {
@@ -235,7 +235,8 @@ fn job_sweep(
     let md = format!(
         "# {title} (seed 001)\n\nRerun: `mrsched reproduce {name}` (seed {seed}{quick}; {ns} seed(s) per point).\n\n\
 Setup: {setup}; 50 machines unless noted; each algorithm runs as a scheduler in the simulator \
-(plans followed on heartbeats every 0.1 s); ratio = simulated TWJCT / COGE LP value (epsilon 0.3) of the same instance.\n\n\
+(plans followed on heartbeats every 0.1 s); ratio = simulated TWJCT / COGE LP value (epsilon 0.3) of the same instance. \
+The table gives mean [min, max] over seeds; the figure plots the means.\n\n\
 {table}\n![{name}]({name}.svg)\n\n## The paper\n\n{paper}\n\n## Reading\n\n{reading}\n",
         seed = ctx.seed,
         quick = if ctx.quick { ", quick" } else { "" },
@@ -273,19 +274,19 @@ macro_rules! job_fig {
 job_fig!(FIG7, "mars-fig7", "seed 001 Fig. 7: TWJCT ratio vs jobs, random scenario (MarS, MARES, HUWF, HJWF)",
     "Randomized scenario", "unified-50", |n| params(n),
     "MarS 1.32 at 10 jobs, 1.39 at 20, about 1.38 (variance < 0.02) beyond; MARES 1.58 at 10 and 1.96 at 20, then stable; HUWF 1.77 -> 2.17, HJWF 1.86 -> 2.25; MarS better by over 40% in most cases.",
-    "See docs/policies/msjo.md for the modelling choices. Differences in level come from the LP bound: ours is COGE stopped at epsilon 0.3, which is loose on heavily loaded instances (Bernoulli(1/2) arrivals bring 5x more work than 50 machines serve), so every ratio is inflated by the same factor; the ordering of the algorithms is the comparison to read.");
+    "MarS stays at 1.32-1.38, as in the paper (1.32-1.39), and is the best algorithm from 10 jobs on; HUWF and HJWF rise with the job count (1.28 -> 1.68 and 1.29 -> 1.80; paper 1.77 -> 2.17 and 1.86 -> 2.25). MARES is the worst here (1.67-2.35) while the paper has it second: our MARES balances total work per machine (LPT) without regard to release times and runs each machine's tasks in LP order; the original's column-generation LP and idle rule are not available (prior-work section 4.1). Job counts are 5-20 instead of 10-100 because COGE with microlp takes about a minute at 30 jobs and minutes beyond (docs/policies/msjo.md, Performance). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
 job_fig!(FIG8, "mars-fig8", "seed 001 Fig. 8: uniform task numbers (30 maps, 10 reduces)",
     "Uniform task number", "unified-50", |n| MsjoParams { counts: Counts::Uniform, ..params(n) },
     "MarS about 1.15; MARES 1.48 -> 1.88; HUWF and HJWF 0.2 lower than in Fig. 7 on average, close to each other.",
-    "Compare with mars-fig7: the same algorithms on jobs of equal size.");
+    "MarS 1.25-1.40 (paper about 1.15), MARES 1.70-2.13 (paper 1.48-1.88), HUWF 1.32-1.73 and HJWF 1.32-1.67, close to each other as in the paper. MarS is best at every size from 10 jobs. Job counts are 5-20 instead of 10-100 because COGE with microlp takes about a minute at 30 jobs and minutes beyond (docs/policies/msjo.md, Performance). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
 job_fig!(FIG9, "mars-fig9", "seed 001 Fig. 9: uniform task times (10 s maps, 15 s reduces)",
     "Uniform task processing time", "unified-50", |n| MsjoParams { times: Times::Uniform, ..params(n) },
     "MarS within 0.08 of the bound at 10 jobs and within 0.02 beyond; MarS-MARES gap 0.35 on average.",
-    "Compare with mars-fig7 and mars-fig8.");
+    "MarS 1.28-1.43 and best from 10 jobs; the paper's MarS is within 0.08 of its bound, which our looser bound cannot show. MARES is closest to the others here (1.47-1.74), as the paper says (MarS-MARES gap 0.35 in the paper, 0.18-0.45 here). Job counts are 5-20 instead of 10-100 because COGE with microlp takes about a minute at 30 jobs and minutes beyond (docs/policies/msjo.md, Performance). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
 job_fig!(FIG10, "mars-fig10", "seed 001 Fig. 10: 100 machines, random scenario",
     "Impact of machine number (100 machines)", "unified-100", |n| params(n),
     "MarS 1.09 at 10 jobs declining to 1.01; others rise with the job count; at 100 jobs MarS beats MARES, HUWF, HJWF by 0.42, 0.75, 0.79.",
-    "Twice the machines of mars-fig7 for the same arrivals.");
+    "MarS 1.09 at 5 jobs, 1.26-1.45 at 10-20 (paper 1.09 falling to 1.01); at 20 jobs MarS beats MARES, HUWF and HJWF by 0.79, 0.34 and 0.45 (paper at 100 jobs: 0.42, 0.75, 0.79). With 100 machines 5-10 jobs leave machines idle, so all rules are close there. Job counts are 5-20 instead of 10-100 because COGE with microlp takes about a minute at 30 jobs and minutes beyond (docs/policies/msjo.md, Performance). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
 job_fig!(
     FIG11,
     "mars-fig11",
@@ -297,12 +298,12 @@ job_fig!(
         ..params(n)
     },
     "MarS and MARES unchanged from Fig. 7; HUWF and HJWF about 10% worse.",
-    "Later jobs carry higher unit weights: a good plan lets them overtake earlier jobs."
+    "MarS 1.38-1.47 (slightly above its mars-fig7 values); HUWF 1.32-1.75, 4-10% worse than in mars-fig7 from 10 jobs, the paper's direction (10%); HJWF 1.36-1.79 is mixed (10% worse at 10 jobs, 7% better at 15). Job counts are 5-20 instead of 10-100 because COGE with microlp takes about a minute at 30 jobs and minutes beyond (docs/policies/msjo.md, Performance). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules."
 );
 job_fig!(FIG12, "mars-fig12", "seed 001 Fig. 12: decreasing unit-weight category",
     "Decreasing UW category", "unified-50", |n| MsjoParams { unit_weights: UnitWeights::Decreasing, ..params(n) },
     "MarS and MARES as in Fig. 7; HUWF better than MARES (its order is the release order); HJWF worse.",
-    "Release order and unit-weight order agree here, which is what HUWF follows.");
+    "MarS 1.27-1.38 and MARES 1.64-2.33 as in mars-fig7; HUWF improves (1.24-1.53 against 1.28-1.68 in mars-fig7) and HJWF degrades relative to HUWF, as in the paper; HUWF beats MARES (paper: also), but not MarS. Job counts are 5-20 instead of 10-100 because COGE with microlp takes about a minute at 30 jobs and minutes beyond (docs/policies/msjo.md, Performance). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
 
 /// Figures 5-6: stop threshold vs MarS's ratio and COGE's iterations.
 pub const FIG5_6: Experiment = Experiment {
@@ -366,7 +367,8 @@ Setup: {SETUP}; {jobs} jobs on 50 machines. MarS runs with each epsilon; its sim
 COGE bound at epsilon 0.1 (one denominator for the whole sweep, so the curve shows schedule quality only). \
 Iterations are COGE's LP solves.\n\n## TWJCT ratio (Fig. 5)\n\n{t1}\n![fig5](mars-fig5.svg)\n\n## Iterations (Fig. 6)\n\n{t2}\n![fig6](mars-fig6.svg)\n\n\
 ## The paper\n\n100 jobs: from epsilon 0.1 to 0.5 MarS degrades slightly while the iteration count falls quickly; epsilon = 0.3 was chosen. \
-No numbers are given in the text.\n\n## Reading\n\nWe run {jobs} jobs instead of 100 because every COGE round re-solves the LP cold with microlp \
+No numbers are given in the text.\n\n## Reading\n\nThe paper's shape: MarS's ratio (against one bound) rises from 1.21 at epsilon 0.1 to 1.56 at 0.5 while COGE's LP \
+solves fall from 10 to 3 - a larger degradation than the paper's \"small\". We run {jobs} jobs instead of 100 because every COGE round re-solves the LP cold with microlp \
 (see docs/policies/msjo.md, Performance).\n",
         seed = ctx.seed,
         quick = if ctx.quick { ", quick" } else { "" },
@@ -405,10 +407,7 @@ fn fig14(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let mut sw = Sweep::new(errs.iter().map(|e| e * 100.0).collect(), labels);
     for &s in &seeds(ctx, SEEDS) {
         let w = msjo(s, &params(jobs));
-        let lb = lower_bound(&w, &cluster)
-            .ok_or_else(|| ExpError("explicit".into()))?
-            .map_err(err)?
-            .objective;
+        let lb = job_bound(&w, &cluster)?;
         for (i, e) in errs.iter().enumerate() {
             let algos = job_level(&format!("prediction_error = {e}\nseed = {s}"));
             for (a, v) in job_point(&cluster, &w, &algos, s, Some(lb))?
@@ -430,7 +429,10 @@ fn fig14(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         "# Prediction error (seed 001, Figure 14)\n\nRerun: `mrsched reproduce {name}` (seed {seed}{quick}).\n\n\
 Setup: {SETUP}; {jobs} jobs, 50 machines. Every algorithm plans with times p x (1 + U(-e, e)) (at least 1% of p) \
 and the simulator runs the true times; the bound uses the true times.\n\n{table}\n![fig14](mars-fig14.svg)\n\n\
-## The paper\n\nNo algorithm degrades much; the largest degradation is 0.09 in TWJCT ratio at 100% error.\n",
+## The paper\n\nNo algorithm degrades much; the largest degradation is 0.09 in TWJCT ratio at 100% error.\n\n\
+## Reading\n\nOurs degrade more: MarS from 1.33 to 1.95 at 100% error, HUWF 1.68 -> 2.04, HJWF 1.80 -> 2.32, MARES 2.09 -> 2.56. \
+The paper does not give its error distribution nor how a plan is executed when times are wrong; our plans fix each node's order \
+(a node waits for its next planned task), so wrong times leave nodes idle. 20 jobs per point (LP cost).\n",
         seed = ctx.seed,
         quick = if ctx.quick { ", quick" } else { "" },
         table = sw.table("max error %"),
@@ -624,10 +626,7 @@ fn fig17(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let mut sw = Sweep::new(xs.clone(), labels);
     for &s in &seeds(ctx, SEEDS) {
         let w = msjo(s, &params(jobs));
-        let lb = lower_bound(&w, &cluster)
-            .ok_or_else(|| ExpError("explicit".into()))?
-            .map_err(err)?
-            .objective;
+        let lb = job_bound(&w, &cluster)?;
         for (i, b) in xs.iter().enumerate() {
             let mut algos = job_level(&format!("batch_interval_s = {b}"));
             algos[0].label = "SO-MarS";
@@ -651,7 +650,10 @@ fn fig17(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
 Setup: {SETUP}; {jobs} jobs, 50 machines. Every algorithm plans, at the end of each batch interval, the jobs that have \
 arrived and are not finished (pending tasks; machines busy until their running tasks end); the bound is the offline LP.\n\n\
 {table}\n![fig17](mars-fig17.svg)\n\n## The paper\n\nBatch interval 50 s: SO-MarS 1.09, MARES 1.35, HUWF 1.63, HJWF 1.75. \
-100 s: SO-MarS below 1.19, the others above 1.53.\n",
+100 s: SO-MarS below 1.19, the others above 1.53.\n\n## Reading\n\nNot reproduced: SO-MarS is close to the \
+others at short intervals and degrades fastest as the interval grows (1.69 at 10 s, 1.94 at 50 s, 3.07 at 100 s), and HUWF is \
+best from 10 s. Each batch plans only what has arrived and runs it in plan order, so jobs arriving during a batch wait for \
+the next plan while nodes finish the old one; the paper does not say how SO-MarS combines consecutive plans. 20 jobs (LP cost).\n",
         seed = ctx.seed,
         quick = if ctx.quick { ", quick" } else { "" },
         table = sw.table("batch interval s"),

@@ -172,16 +172,25 @@ pub fn workloads() -> Vec<BuiltinWorkload> {
         },
         BuiltinWorkload {
             name: "msjo-random",
-            about: "seed 001 random scenario: 100 jobs, Poisson(30) maps, N(10,5)/N(15,5) s, weights N(30,10)",
-            make: |seed| msjo::msjo(seed, &MsjoParams::default()),
-        },
-        BuiltinWorkload {
-            name: "msjo-uniform",
-            about: "seed 001 uniform scenario: 100 jobs of 30 maps (10 s) and 10 reduces (15 s)",
+            about: "seed 001 random scenario: 20 jobs, Poisson(30) maps, N(10,5)/N(15,5) s, weights N(30,10)",
             make: |seed| {
                 msjo::msjo(
                     seed,
                     &MsjoParams {
+                        jobs: 20,
+                        ..Default::default()
+                    },
+                )
+            },
+        },
+        BuiltinWorkload {
+            name: "msjo-uniform",
+            about: "seed 001 uniform scenario: 20 jobs of 30 maps (10 s) and 10 reduces (15 s)",
+            make: |seed| {
+                msjo::msjo(
+                    seed,
+                    &MsjoParams {
+                        jobs: 20,
                         counts: Counts::Uniform,
                         times: Times::Uniform,
                         ..Default::default()
