@@ -140,7 +140,20 @@ fn run_one(
         .map_err(fail)?;
         info.standalone = Some(alone);
     }
-    Ok(Report::build(&out.state, &info))
+    let mut report = Report::build(&out.state, &info);
+    // Lower bound everywhere (seed 001 §5.1.2): the LP bound and the TWJCT
+    // ratio, for any scheduler, when every task time is explicit.
+    if let Some(Ok(lb)) = mrsched_sched::policies::msjo::lower_bound(workload, cluster) {
+        let twjct = report.summary.total_weighted_completion_s;
+        report
+            .extra
+            .insert("lp_lower_bound_s".into(), serde_json::json!(lb.objective));
+        report.extra.insert(
+            "twjct_over_lower_bound".into(),
+            serde_json::json!(twjct / lb.objective),
+        );
+    }
+    Ok(report)
 }
 
 /// Write to stdout; a closed pipe (`| head`) ends the program quietly.

@@ -22,6 +22,7 @@ pub mod fair_macro;
 pub mod fair_small_jobs;
 pub mod fair_sticky_slots;
 pub mod fifo_locality;
+pub mod mars;
 pub mod rtmr;
 
 use std::path::PathBuf;
@@ -118,6 +119,17 @@ pub fn experiments() -> Vec<Experiment> {
         adaptive_exp2::EXPERIMENT,
         adaptive_exp3::EXPERIMENT,
         circumflex::EXPERIMENT,
+        mars::FIG5_6,
+        mars::FIG7,
+        mars::FIG8,
+        mars::FIG9,
+        mars::FIG10,
+        mars::FIG11,
+        mars::FIG12,
+        mars::FIG14,
+        mars::FIG15,
+        mars::FIG16,
+        mars::FIG17,
     ]
 }
 

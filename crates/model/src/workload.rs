@@ -271,9 +271,26 @@ pub struct JobSpec {
     pub scan_fraction: f64,
     /// Reduce slow-start override.
     pub reduce_slowstart: Option<f64>,
+    /// Per-task weights for task-level objectives (seed 001 §4.4: total
+    /// weighted task completion time): maps then reduces. `None`: every
+    /// task weighs the job's `weight`. Set by generators.
+    #[serde(default)]
+    pub task_weights: Option<Vec<f64>>,
 }
 
 impl JobSpec {
+    /// Weight of map `index` (`TaskKind::Map`) or reduce `index` in
+    /// task-level objectives: its own weight, else the job's.
+    pub fn task_weight(&self, kind: crate::TaskKind, index: usize) -> f64 {
+        let i = match kind {
+            crate::TaskKind::Map => index,
+            crate::TaskKind::Reduce => self.maps.len() + index,
+        };
+        self.task_weights
+            .as_ref()
+            .and_then(|w| w.get(i).copied())
+            .unwrap_or(self.weight)
+    }
     /// The pool this job belongs to: its own `pool`, else its user's name.
     pub fn pool_name(&self) -> &str {
         self.pool.as_deref().unwrap_or(&self.user)
@@ -338,6 +355,7 @@ impl JobSpec {
             class: None,
             scan_fraction: 1.0,
             reduce_slowstart: None,
+            task_weights: None,
         }
     }
 }
@@ -752,6 +770,7 @@ impl JobFileSpec {
             class: self.class.clone(),
             scan_fraction: self.scan_fraction.unwrap_or(1.0),
             reduce_slowstart: self.reduce_slowstart,
+            task_weights: None,
         })
     }
 }

@@ -63,6 +63,7 @@ pub fn policies() -> Vec<PolicyInfo> {
         policies::fair::info(),
         policies::adaptive::info(),
         policies::flex::info(),
+        policies::msjo::info(),
     ];
     v.extend(policies::realtime::infos());
     v
@@ -76,6 +77,7 @@ pub fn presets() -> Vec<Preset> {
     v.extend(policies::realtime::presets());
     v.extend(policies::adaptive::presets());
     v.extend(policies::flex::presets());
+    v.extend(policies::msjo::presets());
     v
 }
 

@@ -8,6 +8,9 @@
 //! early would break the plan. Tasks whose attempt is lost (failure, node
 //! loss) go back to the front of their node's queue, or of the least loaded
 //! live node's queue if their node is gone, so that every planned task runs.
+//! A plan may name jobs that have not been submitted yet (offline planners
+//! that know the job set ahead): a node whose queue head is such a job
+//! waits for it.
 
 use mrsched_model::{JobId, NodeId, TaskKind, Time};
 use mrsched_state::{AttemptStatus, ClusterState, JobStatus, Launch, StateEvent, TaskStatus};
@@ -85,7 +88,12 @@ impl PlanFollower {
     pub fn next(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
         let q = self.plan.queues.get_mut(node.idx())?;
         while let Some(head) = q.front().copied() {
-            let job = st.job(head.job);
+            // A planned job that has not arrived (or not been admitted) yet:
+            // offline plans know jobs before they are submitted; wait.
+            let job = st.get_job(head.job)?;
+            if job.status == JobStatus::Submitted {
+                return None;
+            }
             if job.status != JobStatus::Running {
                 q.pop_front();
                 continue;

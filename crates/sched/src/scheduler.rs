@@ -19,7 +19,7 @@
 //! runs in the simulator or in the live master: both drivers call these
 //! methods in the same way.
 
-use mrsched_model::{AttemptId, JobId, NodeId, Time};
+use mrsched_model::{AttemptId, JobId, JobSpec, NodeId, Time};
 use mrsched_state::{ClusterState, Launch, StateEvent};
 use std::collections::BTreeMap;
 
@@ -56,6 +56,14 @@ pub enum Action {
 pub trait Scheduler: Send {
     /// Short name for reports.
     fn name(&self) -> String;
+
+    /// The whole job set, announced before the first arrival by a driver
+    /// that knows it (the simulator; seed 001 §6.1's job set generator hands
+    /// the set with release times and weights to the scheduler first).
+    /// `jobs[i]` will be submitted as `JobId(i)` at `jobs[i].arrival`.
+    /// Offline planners (MarS) use it; the default ignores it, and a policy
+    /// must still work when it is never called (the live master).
+    fn on_announce(&mut self, _st: &ClusterState, _jobs: &[JobSpec]) {}
 
     /// A job was submitted (it is in `Submitted` state): admit or reject.
     fn on_submit(&mut self, _st: &ClusterState, _job: JobId) -> Admission {

@@ -290,6 +290,7 @@ pub fn simulate_with_progress(
 
 impl Engine<'_> {
     fn init(&mut self) {
+        self.sched.on_announce(&self.st, &self.k.workload.jobs);
         let k = &mut self.k;
         // Arrivals are chained (each queues the next), keeping the heap small.
         if let Some(j) = k.workload.jobs.first() {

@@ -6,6 +6,7 @@
 
 use crate::facebook::{self, BmParams, Fb2009Params};
 use crate::goals::{self, GoalMixParams};
+use crate::msjo::{self, Counts, MsjoParams, Times};
 use crate::realtime::{self as rt, RtmrParams, RtmrWorkload};
 use crate::shared_scans;
 use crate::swim::{self, SwimOptions};
@@ -200,6 +201,9 @@ map_slots = 5
 reduce_slots = 3
 "#,
         },
+        // MSJO assumes a task starts the moment its machine and inputs are
+        // ready: heartbeats every 0.1 s keep the simulator's wait for a
+        // heartbeat small next to 10-15 s tasks.
         BuiltinCluster {
             name: "rtmr-30",
             about: "seed 004 Table I: 20 nodes with 4 map + 1 reduce slots, 10 slower with 2 + 1, one rack",
@@ -241,11 +245,24 @@ reduce_slots = 0
             about: "seed 001 default: 50 identical machines running one task at a time",
             toml: r#"
 name = "unified-50"
-heartbeat_interval_s = 1
+heartbeat_interval_s = 0.1
 heartbeat_on_completion = true
 [[nodes]]
 name = "m"
 count = 50
+slots = 1
+"#,
+        },
+        BuiltinCluster {
+            name: "unified-100",
+            about: "seed 001 Fig. 10: 100 identical machines running one task at a time",
+            toml: r#"
+name = "unified-100"
+heartbeat_interval_s = 0.1
+heartbeat_on_completion = true
+[[nodes]]
+name = "m"
+count = 100
 slots = 1
 "#,
         },
@@ -309,6 +326,34 @@ pub fn workloads() -> Vec<BuiltinWorkload> {
             name: "day-week-month",
             about: "semi-shared scans: 80 jobs reading a day, a week or a month of 30 daily datasets",
             make: |seed| shared_scans::day_week_month(seed, 80),
+        },
+        BuiltinWorkload {
+            name: "msjo-random",
+            about: "seed 001 random scenario: 20 jobs, Poisson(30) maps, N(10,5)/N(15,5) s, weights N(30,10)",
+            make: |seed| {
+                msjo::msjo(
+                    seed,
+                    &MsjoParams {
+                        jobs: 20,
+                        ..Default::default()
+                    },
+                )
+            },
+        },
+        BuiltinWorkload {
+            name: "msjo-uniform",
+            about: "seed 001 uniform scenario: 20 jobs of 30 maps (10 s) and 10 reduces (15 s)",
+            make: |seed| {
+                msjo::msjo(
+                    seed,
+                    &MsjoParams {
+                        jobs: 20,
+                        counts: Counts::Uniform,
+                        times: Times::Uniform,
+                        ..Default::default()
+                    },
+                )
+            },
         },
         BuiltinWorkload {
             name: "synthetic",

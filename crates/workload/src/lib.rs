@@ -7,6 +7,7 @@ pub mod build;
 pub mod catalog;
 pub mod facebook;
 pub mod goals;
+pub mod msjo;
 pub mod realtime;
 pub mod shared_scans;
 pub mod swim;

@@ -5,4 +5,5 @@ pub mod adaptive;
 pub mod fair;
 pub mod fifo;
 pub mod flex;
+pub mod msjo;
 pub mod realtime;

@@ -153,6 +153,7 @@ impl Core {
             class: jf.class.clone(),
             scan_fraction: 0.0,
             reduce_slowstart: jf.reduce_slowstart,
+            task_weights: None,
         };
         let nmaps = spec.maps.len();
         self.b.jobs.push(JobMeta {

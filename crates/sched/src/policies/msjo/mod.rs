@@ -1,0 +1,78 @@
+//! MarS, T-MarS and their baselines (seed 001, Ling et al., JPDC 2016):
+//! joint scheduling of MapReduce jobs with server assignment.
+//!
+//! Why a planner: MSJO (§3) is an offline problem on identical machines
+//! (the simulator's unified slots) with known task times, release times,
+//! weights and map -> reduce delays. Every algorithm of the paper computes
+//! a whole schedule (task -> machine, start times) up front; the policy
+//! turns it into a [`Plan`] of per-node queues and the assignment layer is
+//! [`PlanFollower::next`], so the same plan runs in the simulator and on a
+//! live cluster. Planned idle time is not enforced (a task starts as soon as
+//! its node is free and its inputs are ready), except for T-MarS's analysed
+//! intervals, whose floors are part of the algorithm.
+//!
+//! * [`coge`]: the LP relaxation (1)-(4) and COGE (Algorithm 1); its value
+//!   is the lower bound every run reports ([`lower_bound`]).
+//! * [`listsched`]: MarS (Algorithm 2), T-MarS's intervals with Graham list
+//!   scheduling (Algorithm 3), and the list rules of the baselines.
+//! * [`tasklp`]: completion-time LPs for T-MarS (11)-(13) and MARES.
+//! * [`planner`]: every algorithm as instance -> schedule.
+//! * [`instance`]: the MSJO instance, from a workload or from the state.
+//! * [`lp`]: the LP backend (microlp) and sparse prefix cuts.
+//!
+//! Modes: offline (the driver announces the job set, one plan), semi-online
+//! SO-MarS (`batch_interval_s`: every interval, plan what has arrived and is
+//! not done), or, without either, a new plan at every arrival.
+//! `prediction_error` plans on noisy times while tasks run their true times.
+
+pub mod coge;
+pub mod instance;
+pub mod listsched;
+pub mod lp;
+pub mod planner;
+mod policy;
+pub mod tasklp;
+
+pub use policy::{info, presets, Msjo, MsjoOptions};
+
+use coge::{CogeOptions, Relaxation};
+use instance::Instance;
+use lp::LpError;
+use mrsched_model::{Cluster, TaskKind, Workload};
+use mrsched_state::ClusterState;
+
+/// Largest instance the lower bound is computed for: COGE with microlp
+/// takes about 5 s at 1,000 tasks and a minute at 1,500 (docs/policies/msjo.md).
+pub const LOWER_BOUND_MAX_TASKS: usize = 1_200;
+
+/// The LP lower bound on total weighted job completion time of `workload`
+/// on `cluster` (COGE with epsilon 0.3), or `None` when a task has no
+/// explicit time or the workload has more than
+/// [`LOWER_BOUND_MAX_TASKS`] tasks. Valid for any scheduler: machines are
+/// the cluster's slots and task times their fastest-node times.
+pub fn lower_bound(workload: &Workload, cluster: &Cluster) -> Option<Result<Relaxation, LpError>> {
+    let inst = Instance::from_workload(workload, cluster)?;
+    if inst.tasks.len() > LOWER_BOUND_MAX_TASKS || inst.machines == 0 {
+        return None;
+    }
+    Some(coge::coge(&inst, &CogeOptions::default()))
+}
+
+/// Total weighted task completion time of a finished run (task weights
+/// from the job specs), seconds; tasks that did not finish are skipped.
+pub fn twtct(st: &ClusterState) -> f64 {
+    let mut sum = 0.0;
+    for job in st.jobs() {
+        for (kind, tasks) in [(TaskKind::Map, &job.maps), (TaskKind::Reduce, &job.reduces)] {
+            for (i, t) in tasks.iter().enumerate() {
+                if t.status == mrsched_state::TaskStatus::Done {
+                    sum += job.spec.task_weight(kind, i) * t.finish.as_secs_f64();
+                }
+            }
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests;

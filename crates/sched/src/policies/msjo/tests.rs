@@ -1,0 +1,217 @@
+//! Guarantees against brute-force optima on tiny instances, feasibility of
+//! every plan, and the policy inside a cluster state.
+
+use super::coge::{coge, middle_order, pgc_violations, CogeOptions};
+use super::instance::{Instance, Schedule};
+use super::listsched::{list_schedule, t_mars, Intervals};
+use super::planner::{plan, Algorithm, PlanOptions};
+use super::tasklp::{task_relaxation, Cuts, Objective, TaskLpOptions};
+use proptest::prelude::*;
+
+/// Best schedule by `objective` over every task order and machine choice
+/// (each task starts at max(ready, machine free)): these semi-active
+/// schedules include an optimal one.
+fn brute_force(inst: &Instance, objective: &dyn Fn(&Schedule) -> f64) -> f64 {
+    let n = inst.tasks.len();
+    let mut best = f64::INFINITY;
+    let mut sch = Schedule {
+        start: vec![0.0; n],
+        machine: vec![0; n],
+    };
+    let mut used = vec![false; n];
+    let mut e = inst.machine_free.clone();
+    fn rec(
+        inst: &Instance,
+        k: usize,
+        used: &mut Vec<bool>,
+        e: &mut Vec<f64>,
+        sch: &mut Schedule,
+        best: &mut f64,
+        objective: &dyn Fn(&Schedule) -> f64,
+    ) {
+        let n = inst.tasks.len();
+        if k == n {
+            *best = best.min(objective(sch));
+            return;
+        }
+        for t in 0..n {
+            if used[t] {
+                continue;
+            }
+            let task = &inst.tasks[t];
+            let job = &inst.jobs[task.job];
+            let mut ready = task.release;
+            if !inst.is_map(t) {
+                if job.maps.iter().any(|&u| !used[u]) {
+                    continue;
+                }
+                for &u in &job.maps {
+                    ready = ready.max(sch.start[u] + inst.tasks[u].p + inst.tasks[u].delay);
+                }
+            }
+            used[t] = true;
+            for m in 0..inst.machines {
+                // Symmetric idle machines: try only the first.
+                if (0..m).any(|x| e[x] == e[m]) {
+                    continue;
+                }
+                let old = e[m];
+                let s = ready.max(old);
+                sch.start[t] = s;
+                sch.machine[t] = m;
+                e[m] = s + task.p;
+                rec(inst, k + 1, used, e, sch, best, objective);
+                e[m] = old;
+            }
+            used[t] = false;
+        }
+    }
+    rec(inst, 0, &mut used, &mut e, &mut sch, &mut best, objective);
+    best
+}
+
+/// A tiny instance: maps shorter than reduces (seed 001 §3.1 assumption).
+fn tiny() -> impl Strategy<Value = Instance> {
+    let job = (
+        0.0..6.0f64,
+        1.0..40.0f64,
+        prop::collection::vec(1.0..5.0f64, 1..3),
+        prop::collection::vec(5.0..9.0f64, 0..2),
+        0.0..0.5f64,
+    );
+    (1usize..3, prop::collection::vec(job, 1..3)).prop_map(|(m, jobs)| {
+        let mut inst = Instance::new(m);
+        for (r, w, maps, reds, f) in jobs {
+            let r = r.round();
+            inst.add_job(r, w, &maps, &reds, f);
+        }
+        inst
+    })
+}
+
+fn small() -> impl Strategy<Value = Instance> {
+    let job = (
+        0.0..30.0f64,
+        1.0..50.0f64,
+        prop::collection::vec(0.5..12.0f64, 0..6),
+        prop::collection::vec(0.5..15.0f64, 0..4),
+        0.0..1.0f64,
+    );
+    (
+        1usize..5,
+        prop::collection::vec(job, 1..6),
+        prop::collection::vec(0.0..20.0f64, 4),
+    )
+        .prop_map(|(m, jobs, free)| {
+            let mut inst = Instance::new(m);
+            for (r, w, maps, reds, f) in jobs {
+                if maps.is_empty() && reds.is_empty() {
+                    continue;
+                }
+                inst.add_job(r, w, &maps, &reds, f);
+            }
+            for (i, f) in free.iter().take(m).enumerate() {
+                inst.machine_free[i] = *f;
+            }
+            if let Some(j) = inst.jobs.first_mut() {
+                j.reduce_ready = 7.0;
+            }
+            inst
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mars_within_3x_and_lp_below_optimum(inst in tiny()) {
+        prop_assume!(inst.tasks.len() <= 6);
+        let opt = brute_force(&inst, &|s| s.twjct(&inst));
+        let exact = CogeOptions { epsilon: 0.0, ..Default::default() };
+        for opts in [exact, CogeOptions::default()] {
+            let r = coge(&inst, &opts).unwrap();
+            prop_assert!(r.objective <= opt * (1.0 + 1e-6) + 1e-6, "LP {} > OPT {}", r.objective, opt);
+            let sch = list_schedule(&inst, &middle_order(&inst, &r.start));
+            prop_assert!(sch.check(&inst).is_ok());
+            let v = sch.twjct(&inst);
+            prop_assert!(v + 1e-6 >= opt);
+            prop_assert!(v <= 3.0 * opt + 1e-6, "MarS {} vs OPT {}", v, opt);
+        }
+    }
+
+    #[test]
+    fn t_mars_within_7x_and_task_lp_below_optimum(inst in tiny()) {
+        prop_assume!(inst.tasks.len() <= 6);
+        let opt = brute_force(&inst, &|s| s.twtct(&inst));
+        let r = task_relaxation(&inst, &TaskLpOptions {
+            objective: Objective::Tasks, cuts: Cuts::Parallel, epsilon: 0.0, max_rounds: 50, block: 4,
+        }).unwrap();
+        prop_assert!(r.objective <= opt * (1.0 + 1e-6) + 1e-6, "LP {} > OPT {}", r.objective, opt);
+        let c: Vec<f64> = r.start.iter().zip(&inst.tasks).map(|(s, t)| s + t.p).collect();
+        for mode in [Intervals::Analysed, Intervals::Packed] {
+            let sch = t_mars(&inst, &c, mode);
+            prop_assert!(sch.check(&inst).is_ok());
+            let v = sch.twtct(&inst);
+            prop_assert!(v <= 7.0 * opt + 1e-6, "T-MarS {:?} {} vs OPT {}", mode, v, opt);
+        }
+    }
+
+    #[test]
+    fn every_plan_is_feasible(inst in small()) {
+        for a in Algorithm::ALL {
+            for intervals in [Intervals::Analysed, Intervals::Packed] {
+                let mut o = PlanOptions::new(a);
+                o.intervals = intervals;
+                o.coge.max_rounds = 4;
+                let p = plan(&inst, &o).unwrap();
+                if let Err(e) = p.schedule.check(&inst) {
+                    prop_assert!(false, "{:?}: {}", a, e);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn pgcs_hold_on_exit_with_epsilon_zero() {
+    let mut inst = Instance::new(3);
+    for j in 0..6 {
+        inst.add_job(
+            j as f64 * 2.0,
+            10.0 + j as f64,
+            &[3.0, 4.0, 2.0, 5.0],
+            &[6.0, 7.0],
+            0.2,
+        );
+    }
+    let r = coge(
+        &inst,
+        &CogeOptions {
+            epsilon: 0.0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.violated, 0);
+    assert!(r.rounds > 1, "cuts were needed");
+    assert!(pgc_violations(&inst, &middle_order(&inst, &r.start), &r.start).is_empty());
+    // Larger epsilon stops no later.
+    let loose = coge(&inst, &CogeOptions::default()).unwrap();
+    assert!(loose.rounds <= r.rounds);
+    assert!(loose.objective <= r.objective + 1e-6);
+}
+
+#[test]
+fn fig1_joint_assignment_beats_fifo() {
+    // Seed 001 Fig. 1: FIFO finishes job 2 at 250 s, joint scheduling at
+    // 175 s. MarS finds a schedule with job 2 done by 175 s.
+    let mut inst = Instance::new(3);
+    inst.add_job(0.0, 1.0, &[75.0; 4], &[100.0; 2], 0.0);
+    inst.add_job(0.0, 5.0, &[75.0], &[100.0], 0.0);
+    let mut o = PlanOptions::new(Algorithm::Mars);
+    o.coge.epsilon = 0.0;
+    let p = plan(&inst, &o).unwrap();
+    let c = p.schedule.job_completions(&inst);
+    assert!((c[1] - 175.0).abs() < 1e-6, "{c:?}");
+    assert!(p.schedule.check(&inst).is_ok());
+}
