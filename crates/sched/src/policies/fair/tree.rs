@@ -373,12 +373,37 @@ impl Tree {
         }
         let mut claims = Vec::new();
         self.share_rec(0, &mut claims);
-        for n in &mut self.nodes {
-            n.ready[0].clear();
-            n.ready[1].clear();
-            n.key = [None, None];
+        self.rekey_rec(0);
+    }
+
+    /// Bring every node's place in its parent's order up to date, children
+    /// before parents (a pool's eligibility depends on its children). Only
+    /// keys that changed touch the ordered sets, so a recomputation that
+    /// moves few shares costs little more than the traversal.
+    fn rekey_rec(&mut self, i: u32) {
+        let kids = std::mem::take(&mut self.nodes[i as usize].children);
+        for &c in &kids {
+            self.rekey_rec(c);
         }
-        self.key_rec(0);
+        self.nodes[i as usize].children = kids;
+        let parent = self.nodes[i as usize].parent;
+        if parent == NONE {
+            return;
+        }
+        for k in 0..2 {
+            let new = self.eligible(i, k).then(|| self.key_of(i, k));
+            let old = self.nodes[i as usize].key[k];
+            if new != old {
+                let p = &mut self.nodes[parent as usize];
+                if let Some(o) = old {
+                    p.ready[k].remove(&o);
+                }
+                if let Some(n) = new {
+                    p.ready[k].insert(n);
+                }
+                self.nodes[i as usize].key[k] = new;
+            }
+        }
     }
 
     fn demand_rec(&mut self, i: u32) {
@@ -447,27 +472,6 @@ impl Tree {
             for &c in &kids {
                 self.share_rec(c, claims);
             }
-        }
-        self.nodes[i as usize].children = kids;
-    }
-
-    fn key_rec(&mut self, i: u32) {
-        let kids = std::mem::take(&mut self.nodes[i as usize].children);
-        let mut keys: [Vec<Key>; 2] = [Vec::new(), Vec::new()];
-        for &c in &kids {
-            self.key_rec(c);
-            for (k, v) in keys.iter_mut().enumerate() {
-                if self.eligible(c, k) {
-                    let key = self.key_of(c, k);
-                    v.push(key);
-                    self.nodes[c as usize].key[k] = Some(key);
-                }
-            }
-        }
-        // Built from sorted keys in bulk, much cheaper than inserting.
-        for (k, mut v) in keys.into_iter().enumerate() {
-            v.sort_unstable();
-            self.nodes[i as usize].ready[k] = v.into_iter().collect();
         }
         self.nodes[i as usize].children = kids;
     }
