@@ -25,6 +25,7 @@ use mrsched_model::cost;
 use mrsched_model::{
     AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time,
 };
+use std::cell::Cell;
 use std::fmt;
 
 /// Why a launch was refused. A scheduler that asks for an impossible launch
@@ -130,6 +131,9 @@ pub struct ClusterState {
     /// a node-level lookup reject a job without touching the job's memory,
     /// which is what delay scheduling does for most jobs on most heartbeats.
     local_jobs: Vec<Vec<u64>>,
+    /// The last `find_map_task` answer: a launch of that very task on that
+    /// node reuses its locality instead of scanning the replicas again.
+    last_found: Cell<Option<(JobId, u32, NodeId, Locality)>>,
 }
 
 impl fmt::Debug for ClusterState {
@@ -329,6 +333,19 @@ impl ClusterState {
         n: NodeId,
         max_level: Locality,
     ) -> Option<(u32, Locality)> {
+        let found = self.find_map_task_uncached(job, n, max_level);
+        if let Some((t, loc)) = found {
+            self.last_found.set(Some((job, t, n, loc)));
+        }
+        found
+    }
+
+    fn find_map_task_uncached(
+        &self,
+        job: JobId,
+        n: NodeId,
+        max_level: Locality,
+    ) -> Option<(u32, Locality)> {
         if max_level == Locality::Node && !self.may_have_local_map(job, n) {
             return None;
         }
@@ -486,6 +503,7 @@ impl ClusterState {
             launches: 0,
             copy_compute_splitting: false,
             local_jobs: Vec::new(),
+            last_found: Cell::new(None),
             cluster,
         };
         st.local_jobs = vec![Vec::new(); n_nodes];
@@ -569,6 +587,10 @@ impl ClusterState {
             return Err(StateError(format!("{j} is not awaiting admission")));
         }
         job.status = JobStatus::Running;
+        // Room for the most attempts the job can run at once, up to a bound,
+        // so the set does not rehash while the job ramps up.
+        let cap = (job.maps.len() + job.reduces.len()).min(4096);
+        job.running.reserve(cap);
         job.decided = Some(now);
         let maps = job.maps.len() as u32;
         let reduces = job.reduces.len() as u32;
@@ -649,7 +671,10 @@ impl ClusterState {
                     return Err(LaunchError::BadRider(rj, rt));
                 }
             }
-            locality = self.map_locality(job, task, node);
+            locality = match self.last_found.take() {
+                Some((j, t, n, loc)) if (j, t, n) == (job, task, node) => loc,
+                _ => self.map_locality(job, task, node),
+            };
         } else if !jb.reduces_ready {
             return Err(LaunchError::ReducesNotReady(job));
         }
