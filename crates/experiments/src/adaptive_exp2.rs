@@ -116,22 +116,8 @@ mod tests {
 
     #[test]
     fn quick_run_writes_report_and_figures() {
-        let dir = std::env::temp_dir().join(format!(
-            "mrsched-{}-{}",
-            EXPERIMENT.name,
-            std::process::id()
-        ));
-        let ctx = ExpContext {
-            out_dir: dir.clone(),
-            quick: true,
-            seed: 1,
-        };
-        let r = run(&ctx).expect("experiment runs");
+        let (r, dir) = crate::common::run_quick_checked(&EXPERIMENT);
         assert!(r.markdown.contains("The set-up is ours"));
-        assert!(dir.join(format!("{}.md", EXPERIMENT.name)).exists());
-        for f in &r.figures {
-            assert!(f.exists(), "{}", f.display());
-        }
         let sweep = r.json["sweep"].as_array().unwrap();
         assert_eq!(sweep.len(), PEAKS.len());
         // A higher peak leaves fewer slots: FIFO meets no more goals at 70%

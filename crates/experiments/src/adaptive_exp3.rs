@@ -479,22 +479,8 @@ mod tests {
 
     #[test]
     fn quick_run_writes_report_and_figures() {
-        let dir = std::env::temp_dir().join(format!(
-            "mrsched-{}-{}",
-            EXPERIMENT.name,
-            std::process::id()
-        ));
-        let ctx = ExpContext {
-            out_dir: dir.clone(),
-            quick: true,
-            seed: 1,
-        };
-        let r = run(&ctx).expect("experiment runs");
+        let (r, dir) = crate::common::run_quick_checked(&EXPERIMENT);
         assert!(r.markdown.contains("The set-up is ours"));
-        assert!(dir.join(format!("{}.md", EXPERIMENT.name)).exists());
-        for f in &r.figures {
-            assert!(f.exists(), "{}", f.display());
-        }
         // The one-burst case: Reverse-Adaptive meets A's 400 s goal, the
         // Adaptive Scheduler and FIFO miss it.
         let one = r.json["one_burst"].as_array().unwrap();

@@ -127,3 +127,25 @@ pub fn rerun_line(ctx: &ExpContext, name: &str) -> String {
 pub fn f(x: f64, d: usize) -> String {
     format!("{x:.d$}")
 }
+
+/// Run `exp` in quick mode into a fresh temporary directory and check that
+/// its report and every figure it lists were written (experiment tests).
+/// Returns the report and the directory (for the caller to remove).
+pub fn run_quick_checked(exp: &crate::Experiment) -> (crate::ExpReport, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("mrsched-{}-{}", exp.name, std::process::id()));
+    let ctx = ExpContext {
+        out_dir: dir.clone(),
+        quick: true,
+        seed: 1,
+    };
+    let r = (exp.run)(&ctx).unwrap_or_else(|e| panic!("{} runs: {e}", exp.name));
+    assert!(
+        dir.join(format!("{}.md", exp.name)).exists(),
+        "{} wrote its report",
+        exp.name
+    );
+    for f in &r.figures {
+        assert!(f.exists(), "{}", f.display());
+    }
+    (r, dir)
+}

@@ -340,27 +340,32 @@ impl Tree {
 
     /// Re-key `i` and its ancestors in their parents' ready sets.
     fn rekey_up(&mut self, mut i: u32) {
-        loop {
-            let parent = self.nodes[i as usize].parent;
-            if parent == NONE {
-                return;
-            }
-            for k in 0..2 {
-                let new = self.eligible(i, k).then(|| self.key_of(i, k));
-                let old = self.nodes[i as usize].key[k];
-                if new != old {
-                    let p = &mut self.nodes[parent as usize];
-                    if let Some(o) = old {
-                        p.ready[k].remove(&o);
-                    }
-                    if let Some(n) = new {
-                        p.ready[k].insert(n);
-                    }
-                    self.nodes[i as usize].key[k] = new;
-                }
-            }
-            i = parent;
+        while self.rekey(i) {
+            i = self.nodes[i as usize].parent;
         }
+    }
+
+    /// Update node `i`'s keys in its parent's order; false for the root.
+    fn rekey(&mut self, i: u32) -> bool {
+        let parent = self.nodes[i as usize].parent;
+        if parent == NONE {
+            return false;
+        }
+        for k in 0..2 {
+            let new = self.eligible(i, k).then(|| self.key_of(i, k));
+            let old = self.nodes[i as usize].key[k];
+            if new != old {
+                let p = &mut self.nodes[parent as usize];
+                if let Some(o) = old {
+                    p.ready[k].remove(&o);
+                }
+                if let Some(n) = new {
+                    p.ready[k].insert(n);
+                }
+                self.nodes[i as usize].key[k] = new;
+            }
+        }
+        true
     }
 
     /// Recompute demands and fair shares of every node from the root
@@ -386,24 +391,7 @@ impl Tree {
             self.rekey_rec(c);
         }
         self.nodes[i as usize].children = kids;
-        let parent = self.nodes[i as usize].parent;
-        if parent == NONE {
-            return;
-        }
-        for k in 0..2 {
-            let new = self.eligible(i, k).then(|| self.key_of(i, k));
-            let old = self.nodes[i as usize].key[k];
-            if new != old {
-                let p = &mut self.nodes[parent as usize];
-                if let Some(o) = old {
-                    p.ready[k].remove(&o);
-                }
-                if let Some(n) = new {
-                    p.ready[k].insert(n);
-                }
-                self.nodes[i as usize].key[k] = new;
-            }
-        }
+        self.rekey(i);
     }
 
     fn demand_rec(&mut self, i: u32) {
