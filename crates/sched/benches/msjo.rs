@@ -1,6 +1,6 @@
 //! MSJO planner benchmarks (seed 001).
 //!
-//! Targets (issue 5): LP + COGE for 100 jobs x 40 tasks under 1 s; T-MarS
+//! Targets: LP + COGE for 100 jobs x 40 tasks under 1 s; T-MarS
 //! for 1000 tasks under 1 s. Measured figures are in docs/policies/msjo.md.
 //!
 //! `cargo bench -p mrsched-sched --bench msjo`
