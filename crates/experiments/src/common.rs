@@ -86,6 +86,23 @@ pub fn write_markdown(ctx: &ExpContext, name: &str, text: &str) -> Result<PathBu
     Ok(p)
 }
 
+/// Write the markdown report and return the experiment's report.
+pub fn finish(
+    ctx: &ExpContext,
+    name: &str,
+    markdown: String,
+    figures: Vec<PathBuf>,
+    json: serde_json::Value,
+) -> Result<crate::ExpReport, ExpError> {
+    write_markdown(ctx, name, &markdown)?;
+    Ok(crate::ExpReport {
+        name: name.into(),
+        markdown,
+        figures,
+        json,
+    })
+}
+
 /// Path of a figure in the output directory (created if needed).
 pub fn figure_path(ctx: &ExpContext, file: &str) -> Result<PathBuf, ExpError> {
     std::fs::create_dir_all(&ctx.out_dir).map_err(err)?;

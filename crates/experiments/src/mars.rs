@@ -7,7 +7,7 @@
 //! same instance (COGE, epsilon 0.3; the task-level LP for T-MarS).
 //! Several seeds per point; the reports give mean, min and max.
 
-use crate::common::{figure_path, md_table, run, write_markdown};
+use crate::common::{figure_path, finish, md_table, run};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_model::{Cluster, Workload};
@@ -244,13 +244,7 @@ The table gives mean [min, max] over seeds; the figure plots the means.\n\n\
         setup = SETUP,
         table = sw.table("jobs"),
     );
-    write_markdown(ctx, name, &md)?;
-    Ok(ExpReport {
-        name: name.into(),
-        markdown: md,
-        figures: vec![fig],
-        json: sw.json(),
-    })
+    finish(ctx, name, md, vec![fig], sw.json())
 }
 
 /// Job counts of the full sweeps.
@@ -376,13 +370,13 @@ solves fall from 10 to 3 - a larger degradation than the paper's \"small\". We r
         t1 = ratio.table("epsilon"),
         t2 = iters.table("epsilon"),
     );
-    write_markdown(ctx, name, &md)?;
-    Ok(ExpReport {
-        name: name.into(),
-        markdown: md,
-        figures: vec![f1, f2],
-        json: serde_json::json!({"ratio": ratio.json(), "iterations": iters.json()}),
-    })
+    finish(
+        ctx,
+        name,
+        md,
+        vec![f1, f2],
+        serde_json::json!({"ratio": ratio.json(), "iterations": iters.json()}),
+    )
 }
 
 const FIG56_JOBS: usize = 20;
@@ -437,13 +431,7 @@ The paper does not give its error distribution nor how a plan is executed when t
         quick = if ctx.quick { ", quick" } else { "" },
         table = sw.table("max error %"),
     );
-    write_markdown(ctx, name, &md)?;
-    Ok(ExpReport {
-        name: name.into(),
-        markdown: md,
-        figures: vec![fig],
-        json: sw.json(),
-    })
+    finish(ctx, name, md, vec![fig], sw.json())
 }
 
 const FIG14_JOBS: usize = 20;
@@ -539,13 +527,7 @@ paper's reported ratios do not show; the packed variant is the closer match to i
         quick = if ctx.quick { ", quick" } else { "" },
         table = sw.table("tasks"),
     );
-    write_markdown(ctx, name, &md)?;
-    Ok(ExpReport {
-        name: name.into(),
-        markdown: md,
-        figures: vec![fig],
-        json: sw.json(),
-    })
+    finish(ctx, name, md, vec![fig], sw.json())
 }
 
 /// Figure 16: relative waiting time.
@@ -597,13 +579,7 @@ divides by the longest. The table gives the share of tasks whose relative waitin
         quick = if ctx.quick { ", quick" } else { "" },
         table = sw.table("relative wait"),
     );
-    write_markdown(ctx, name, &md)?;
-    Ok(ExpReport {
-        name: name.into(),
-        markdown: md,
-        figures: vec![fig],
-        json: sw.json(),
-    })
+    finish(ctx, name, md, vec![fig], sw.json())
 }
 
 /// Figure 17: semi-online MarS vs batch interval.
@@ -658,13 +634,7 @@ the next plan while nodes finish the old one; the paper does not say how SO-MarS
         quick = if ctx.quick { ", quick" } else { "" },
         table = sw.table("batch interval s"),
     );
-    write_markdown(ctx, name, &md)?;
-    Ok(ExpReport {
-        name: name.into(),
-        markdown: md,
-        figures: vec![fig],
-        json: sw.json(),
-    })
+    finish(ctx, name, md, vec![fig], sw.json())
 }
 
 const FIG17_JOBS: usize = 20;
