@@ -60,7 +60,7 @@ impl Live {
             url: String::new(),
             master_args: master_args.iter().map(|s| s.to_string()).collect(),
         };
-        live.start_master("127.0.0.1:0", workers);
+        live.start_master(&format!("127.0.0.1:{}", free_port()), workers);
         for k in 0..workers {
             let c = live.spawn_worker(k);
             live.workers.push(Some(c));
@@ -197,6 +197,19 @@ fn job(input: &str, output: &str, reduces: u32, program: &str) -> String {
     format!(
         "input = \"{input}\"\noutput = \"{output}\"\nreduces = {reduces}\n[program]\n{program}\n"
     )
+}
+
+/// A free loopback port below the kernel's ephemeral range (32768 and up
+/// on Linux): a master restarted on its old port must find it free, and a
+/// port from the ephemeral range could meanwhile go to another test's
+/// socket. Each test process starts probing at a different port.
+fn free_port() -> u16 {
+    let span = 12_000u32;
+    let first = std::process::id() % span;
+    (0..span)
+        .map(|k| (20_000 + (first + k) % span) as u16)
+        .find(|p| std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
+        .expect("a free port between 20000 and 32000")
 }
 
 #[test]
