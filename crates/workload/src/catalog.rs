@@ -69,60 +69,53 @@ reduce_slots = 1
 speed = 0.8
 "#;
 
-/// The seed-003 stand-in cluster: MapReduce alone.
-pub const SHARED_100: &str = r#"
-name = "shared-100"
-heartbeat_interval_s = 3
+/// The node section the `shared-100` clusters have in common.
+macro_rules! shared_100_nodes {
+    () => {
+        "heartbeat_interval_s = 3
 task_overhead_s = 1
 [[nodes]]
-name = "sh"
+name = \"sh\"
 count = 100
 racks = 4
 map_slots = 8
 reduce_slots = 2
-"#;
+"
+    };
+}
+
+/// The seed-003 stand-in cluster: MapReduce alone.
+pub const SHARED_100: &str = concat!("name = \"shared-100\"\n", shared_100_nodes!());
 
 /// `shared-100` plus a day-shaped transactional workload compressed to two
 /// hours: 10% of every node at the trough (time 0), 70% at the peak (1 h).
-pub const SHARED_100_DAY: &str = r#"
-name = "shared-100-day"
-heartbeat_interval_s = 3
-task_overhead_s = 1
-[[nodes]]
-name = "sh"
-count = 100
-racks = 4
-map_slots = 8
-reduce_slots = 2
-[[capacity]]
-kind = "sine"
+pub const SHARED_100_DAY: &str = concat!(
+    "name = \"shared-100-day\"\n",
+    shared_100_nodes!(),
+    "[[capacity]]
+kind = \"sine\"
 min_fraction = 0.1
 max_fraction = 0.7
 period_s = 7200
 step_s = 60
 until_s = 86400
-"#;
+"
+);
 
 /// `shared-100` plus bursts of a transactional workload: 75% of every node
 /// for 10 minutes every hour, the first at 10 minutes.
-pub const SHARED_100_BURSTS: &str = r#"
-name = "shared-100-bursts"
-heartbeat_interval_s = 3
-task_overhead_s = 1
-[[nodes]]
-name = "sh"
-count = 100
-racks = 4
-map_slots = 8
-reduce_slots = 2
-[[capacity]]
-kind = "bursts"
+pub const SHARED_100_BURSTS: &str = concat!(
+    "name = \"shared-100-bursts\"\n",
+    shared_100_nodes!(),
+    "[[capacity]]
+kind = \"bursts\"
 fraction = 0.75
 every_s = 3600
 duration_s = 600
 start_s = 600
 count = 24
-"#;
+"
+);
 
 /// Every built-in cluster.
 pub fn clusters() -> Vec<BuiltinCluster> {

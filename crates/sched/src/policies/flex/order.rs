@@ -473,33 +473,6 @@ mod tests {
         assert_eq!(m.evaluate(&p.terms(), &s.job_end), 1.0);
     }
 
-    /// All topological orders of a small problem.
-    fn all_orders(p: &Problem) -> Vec<Vec<u32>> {
-        fn rec(p: &Problem, cur: &mut Vec<u32>, used: &mut Vec<bool>, out: &mut Vec<Vec<u32>>) {
-            if cur.len() == p.cells.len() {
-                out.push(cur.clone());
-                return;
-            }
-            for c in 0..p.cells.len() {
-                if !used[c] && p.preds[c].iter().all(|&q| used[q as usize]) {
-                    used[c] = true;
-                    cur.push(c as u32);
-                    rec(p, cur, used, out);
-                    cur.pop();
-                    used[c] = false;
-                }
-            }
-        }
-        let mut out = Vec::new();
-        rec(
-            p,
-            &mut Vec::new(),
-            &mut vec![false; p.cells.len()],
-            &mut out,
-        );
-        out
-    }
-
     /// Random chains (cyclic piggybacking shaped: cell k of a chain serves
     /// jobs k.. of that chain) with random work and weights.
     fn random_chain_problem(seed: u64, dag: bool) -> Problem {
@@ -561,7 +534,7 @@ mod tests {
                 m.weighted = true;
                 let o = generalized_smith(&p, &cell_weights(&p, &m));
                 let got = single_machine(&p, &o, &m);
-                let best = all_orders(&p)
+                let best = crate::policies::flex::tests::topo_orders(&p)
                     .iter()
                     .map(|o| single_machine(&p, o, &m))
                     .fold(f64::INFINITY, f64::min);
@@ -589,7 +562,7 @@ mod tests {
                 m.weighted = seed % 3 == 0;
                 let o = backwards_dp(&p, &m);
                 let got = single_machine(&p, &o, &m);
-                let best = all_orders(&p)
+                let best = crate::policies::flex::tests::topo_orders(&p)
                     .iter()
                     .map(|o| single_machine(&p, o, &m))
                     .fold(f64::INFINITY, f64::min);

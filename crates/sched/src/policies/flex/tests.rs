@@ -351,8 +351,8 @@ fn spec_strategy(dag: bool) -> impl Strategy<Value = Spec> {
         })
 }
 
-/// Every topological order of a small problem.
-fn topo_orders(p: &Problem) -> Vec<Vec<u32>> {
+/// Every topological order of a small problem (brute-force references).
+pub(super) fn topo_orders(p: &Problem) -> Vec<Vec<u32>> {
     fn rec(p: &Problem, cur: &mut Vec<u32>, used: &mut Vec<bool>, out: &mut Vec<Vec<u32>>) {
         if cur.len() == p.cells.len() {
             out.push(cur.clone());
