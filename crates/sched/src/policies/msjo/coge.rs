@@ -13,6 +13,7 @@
 //! no-violation solution S^NV with ViolationOffset, and stops when no PGC is
 //! violated or `sum w C^LP >= (1 - epsilon) sum w C^NV`.
 
+use super::classes::{violated_prefixes, Classes};
 use super::instance::Instance;
 use super::lp::{default_backend, Cmp, CutPool, LpBackend, LpError, Var};
 
@@ -78,26 +79,13 @@ fn pgc_rhs(machines: usize, sp: f64, sp2: f64) -> f64 {
     sp * sp / (2.0 * machines as f64) - sp2 / 2.0
 }
 
-fn tolerance(rhs: f64) -> f64 {
-    1e-7 * rhs.abs().max(1.0)
-}
-
 /// The PGCs of `order` that `start` violates: `(prefix last position,
 /// R)`: PGC(pi, i) with i - 1 = position + 1 tasks in the prefix.
 pub fn pgc_violations(inst: &Instance, order: &[usize], start: &[f64]) -> Vec<(usize, f64)> {
-    let (mut sp, mut sp2, mut sps) = (0.0, 0.0, 0.0);
-    let mut v = Vec::new();
-    for (pos, &t) in order.iter().enumerate() {
-        let p = inst.tasks[t].p;
-        sp += p;
-        sp2 += p * p;
-        sps += p * start[t];
-        let r = pgc_rhs(inst.machines, sp, sp2);
-        if sps < r - tolerance(r) {
-            v.push((pos, r));
-        }
-    }
-    v
+    violated_prefixes(
+        order.iter().map(|&t| (1.0, inst.tasks[t].p, start[t])),
+        |sp, sp2| pgc_rhs(inst.machines, sp, sp2),
+    )
 }
 
 /// ViolationOffset applied along `order`: the no-violation start times.
@@ -150,36 +138,37 @@ fn weighted(inst: &Instance, c: &[f64]) -> f64 {
     inst.jobs.iter().zip(c).map(|(j, c)| j.weight * c).sum()
 }
 
-/// The precedence part of CND-LPP: start variables, per-job C_j and E_j.
+/// The precedence part of CND-LPP over task classes ([`Classes`]): one
+/// start variable per class, per-job C_j and E_j.
 struct JobLp {
     lp: Box<dyn LpBackend>,
     s: Vec<Var>,
     c: Vec<Var>,
 }
 
-fn build_job_lp(inst: &Instance) -> JobLp {
+fn build_job_lp(inst: &Instance, cls: &Classes) -> JobLp {
     let mut lp = default_backend();
-    let s: Vec<Var> = inst
-        .tasks
-        .iter()
-        .map(|t| lp.add_var(0.0, t.release, f64::INFINITY))
+    let s: Vec<Var> = (0..cls.len())
+        .map(|k| lp.add_var(0.0, inst.tasks[cls.rep(k)].release, f64::INFINITY))
         .collect();
     let mut c = Vec::with_capacity(inst.jobs.len());
     for job in &inst.jobs {
         let cj = lp.add_var(job.weight, job.done_at_least, f64::INFINITY);
         if job.reduces.is_empty() {
-            for &u in &job.maps {
-                lp.add_row(&[(cj, 1.0), (s[u], -1.0)], Cmp::Ge, inst.tasks[u].p);
+            for k in cls.of(&job.maps) {
+                let p = inst.tasks[cls.rep(k)].p;
+                lp.add_row(&[(cj, 1.0), (s[k], -1.0)], Cmp::Ge, p);
             }
         } else {
             let e = lp.add_var(0.0, job.reduce_ready, f64::INFINITY);
-            for &u in &job.maps {
-                let t = &inst.tasks[u];
-                lp.add_row(&[(e, 1.0), (s[u], -1.0)], Cmp::Ge, t.p + t.delay);
+            for k in cls.of(&job.maps) {
+                let t = &inst.tasks[cls.rep(k)];
+                lp.add_row(&[(e, 1.0), (s[k], -1.0)], Cmp::Ge, t.p + t.delay);
             }
-            for &v in &job.reduces {
-                lp.add_row(&[(s[v], 1.0), (e, -1.0)], Cmp::Ge, 0.0);
-                lp.add_row(&[(cj, 1.0), (s[v], -1.0)], Cmp::Ge, inst.tasks[v].p);
+            for k in cls.of(&job.reduces) {
+                let p = inst.tasks[cls.rep(k)].p;
+                lp.add_row(&[(s[k], 1.0), (e, -1.0)], Cmp::Ge, 0.0);
+                lp.add_row(&[(cj, 1.0), (s[k], -1.0)], Cmp::Ge, p);
             }
         }
         c.push(cj);
@@ -188,10 +177,14 @@ fn build_job_lp(inst: &Instance) -> JobLp {
 }
 
 /// COGE (Algorithm 1): the relaxed solution MarS schedules from, and the
-/// LP lower bound `sum w_j C_j^LP`.
+/// LP lower bound `sum w_j C_j^LP`. The LP runs over task classes (exact,
+/// see [`Classes`]), so PGCs are separated at class boundaries of pi and
+/// ViolationOffset runs over the tasks of pi.
 pub fn coge(inst: &Instance, opts: &CogeOptions) -> Result<Relaxation, LpError> {
-    let mut m = build_job_lp(inst);
+    let cls = Classes::new(inst, None);
+    let mut m = build_job_lp(inst, &cls);
     let pool = CutPool { block: opts.block };
+    let all: Vec<usize> = (0..cls.len()).collect();
     let mut out = Relaxation {
         start: Vec::new(),
         completion: Vec::new(),
@@ -209,11 +202,14 @@ pub fn coge(inst: &Instance, opts: &CogeOptions) -> Result<Relaxation, LpError> 
         let obj = m.lp.solve()?;
         out.rounds += 1;
         out.iterations += m.lp.iterations();
-        let start: Vec<f64> = m.s.iter().map(|&v| m.lp.value(v)).collect();
+        let s_class: Vec<f64> = m.s.iter().map(|&v| m.lp.value(v)).collect();
+        let start: Vec<f64> = cls.of_task.iter().map(|&k| s_class[k]).collect();
         let c_lp: Vec<f64> = m.c.iter().map(|&v| m.lp.value(v)).collect();
-        let order = middle_order(inst, &start);
-        let viol = pgc_violations(inst, &order, &start);
-        let nv = no_violation(inst, &order, &start);
+        let order = cls.sorted(inst, &all, |t| start[t] + inst.tasks[t].p / 2.0);
+        let viol = cls.violated_prefixes(inst, &order, &s_class, |sp, sp2| {
+            pgc_rhs(inst.machines, sp, sp2)
+        });
+        let nv = no_violation(inst, &cls.expand(&order), &start);
         let c_nv = completions(inst, &nv, &c_lp);
         out.objective = obj;
         out.nv_objective = weighted(inst, &c_nv);
@@ -226,7 +222,10 @@ pub fn coge(inst: &Instance, opts: &CogeOptions) -> Result<Relaxation, LpError> 
         {
             return Ok(out);
         }
-        let terms: Vec<(Var, f64)> = order.iter().map(|&t| (m.s[t], inst.tasks[t].p)).collect();
+        let terms: Vec<(Var, f64)> = order
+            .iter()
+            .map(|&k| (m.s[k], cls.size(k) * inst.tasks[cls.rep(k)].p))
+            .collect();
         pool.add(m.lp.as_mut(), &terms, &viol);
         out.cuts += viol.len();
     }

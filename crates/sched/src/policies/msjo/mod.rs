@@ -19,12 +19,14 @@
 //! * [`planner`]: every algorithm as instance -> schedule.
 //! * [`instance`]: the MSJO instance, from a workload or from the state.
 //! * [`lp`]: the LP backend (microlp) and sparse prefix cuts.
+//! * [`classes`]: interchangeable tasks share one LP variable (exact).
 //!
 //! Modes: offline (the driver announces the job set, one plan), semi-online
 //! SO-MarS (`batch_interval_s`: every interval, plan what has arrived and is
 //! not done), or, without either, a new plan at every arrival.
 //! `prediction_error` plans on noisy times while tasks run their true times.
 
+pub mod classes;
 pub mod coge;
 pub mod instance;
 pub mod listsched;

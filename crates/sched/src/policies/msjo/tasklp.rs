@@ -17,6 +17,7 @@
 //! shifted as in COGE, then precedence restored forward), or after
 //! `max_rounds` solves.
 
+use super::classes::{violated_prefixes, Classes};
 use super::coge::Relaxation;
 use super::instance::Instance;
 use super::lp::{default_backend, Cmp, CutPool, LpBackend, LpError, Var};
@@ -82,29 +83,21 @@ pub fn violations(
     c: &[f64],
     parallel_m: Option<usize>,
 ) -> Vec<(usize, f64)> {
-    let (mut sp, mut sp2, mut spc) = (0.0, 0.0, 0.0);
-    let mut out = Vec::new();
-    for (pos, &t) in order.iter().enumerate() {
-        let p = inst.tasks[t].p;
-        sp += p;
-        sp2 += p * p;
-        spc += p * c[t];
-        let r = rhs(parallel_m, sp, sp2);
-        if spc < r - 1e-7 * r.abs().max(1.0) {
-            out.push((pos, r));
-        }
-    }
-    out
+    violated_prefixes(
+        order.iter().map(|&t| (1.0, inst.tasks[t].p, c[t])),
+        |sp, sp2| rhs(parallel_m, sp, sp2),
+    )
 }
 
-/// The groups cuts are separated over: all tasks, or each machine's.
-fn groups(inst: &Instance, cuts: &Cuts) -> Vec<(Vec<usize>, Option<usize>)> {
+/// The groups cuts are separated over, as classes: all of them, or each
+/// machine's (classes never span machines then).
+fn groups(inst: &Instance, cls: &Classes, cuts: &Cuts) -> Vec<(Vec<usize>, Option<usize>)> {
     match cuts {
-        Cuts::Parallel => vec![((0..inst.tasks.len()).collect(), Some(inst.machines))],
+        Cuts::Parallel => vec![((0..cls.len()).collect(), Some(inst.machines))],
         Cuts::PerMachine(assign) => {
             let mut g: Vec<Vec<usize>> = vec![Vec::new(); inst.machines];
-            for (t, &m) in assign.iter().enumerate() {
-                g[m].push(t);
+            for k in 0..cls.len() {
+                g[assign[cls.rep(k)]].push(k);
             }
             g.into_iter()
                 .filter(|v| !v.is_empty())
@@ -138,26 +131,39 @@ fn job_completions(inst: &Instance, c: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// Solve a completion-time relaxation.
+/// Solve a completion-time relaxation, over task classes (exact, see
+/// [`Classes`]; per-machine cuts keep machines apart).
 pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxation, LpError> {
+    let cls = Classes::new(
+        inst,
+        match &opts.cuts {
+            Cuts::Parallel => None,
+            Cuts::PerMachine(assign) => Some(assign.as_slice()),
+        },
+    );
     let mut lp: Box<dyn LpBackend> = default_backend();
     let tasks_obj = opts.objective == Objective::Tasks;
-    let c: Vec<Var> = inst
-        .tasks
-        .iter()
-        .map(|t| {
-            let obj = if tasks_obj { t.weight } else { 0.0 };
+    let c: Vec<Var> = (0..cls.len())
+        .map(|k| {
+            let t = &inst.tasks[cls.rep(k)];
+            let obj = if tasks_obj {
+                cls.size(k) * t.weight
+            } else {
+                0.0
+            };
             lp.add_var(obj, t.release + t.p, f64::INFINITY)
         })
         .collect();
     for job in &inst.jobs {
         if !job.reduces.is_empty() {
             let e = lp.add_var(0.0, job.reduce_ready, f64::INFINITY);
-            for &u in &job.maps {
-                lp.add_row(&[(e, 1.0), (c[u], -1.0)], Cmp::Ge, inst.tasks[u].delay);
+            for k in cls.of(&job.maps) {
+                let delay = inst.tasks[cls.rep(k)].delay;
+                lp.add_row(&[(e, 1.0), (c[k], -1.0)], Cmp::Ge, delay);
             }
-            for &v in &job.reduces {
-                lp.add_row(&[(c[v], 1.0), (e, -1.0)], Cmp::Ge, inst.tasks[v].p);
+            for k in cls.of(&job.reduces) {
+                let p = inst.tasks[cls.rep(k)].p;
+                lp.add_row(&[(c[k], 1.0), (e, -1.0)], Cmp::Ge, p);
             }
         }
         if !tasks_obj {
@@ -167,13 +173,13 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
             } else {
                 &job.reduces
             };
-            for &t in last {
-                lp.add_row(&[(cj, 1.0), (c[t], -1.0)], Cmp::Ge, 0.0);
+            for k in cls.of(last) {
+                lp.add_row(&[(cj, 1.0), (c[k], -1.0)], Cmp::Ge, 0.0);
             }
         }
     }
     let pool = CutPool { block: opts.block };
-    let groups = groups(inst, &opts.cuts);
+    let groups = groups(inst, &cls, &opts.cuts);
     let mut out = Relaxation {
         start: Vec::new(),
         completion: Vec::new(),
@@ -191,13 +197,16 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
         let obj = lp.solve()?;
         out.rounds += 1;
         out.iterations += lp.iterations();
-        let cv: Vec<f64> = c.iter().map(|&v| lp.value(v)).collect();
+        let c_class: Vec<f64> = c.iter().map(|&v| lp.value(v)).collect();
+        let cv: Vec<f64> = cls.of_task.iter().map(|&k| c_class[k]).collect();
         let mut nv = cv.clone();
-        // (group order, its violated prefixes)
+        // (group's class order, its violated prefixes)
         let mut found: Vec<Violated> = Vec::new();
         for (members, pm) in &groups {
-            let order = completion_order(inst, &cv, members);
-            let viol = violations(inst, &order, &cv, *pm);
+            let class_order = cls.sorted(inst, members, |t| cv[t]);
+            let viol =
+                cls.violated_prefixes(inst, &class_order, &c_class, |sp, sp2| rhs(*pm, sp, sp2));
+            let order = cls.expand(&class_order);
             // No-violation solution: shift suffixes of this group's order.
             let (mut sp, mut sp2, mut spc, mut shift) = (0.0, 0.0, 0.0, 0.0);
             for &t in &order {
@@ -215,7 +224,7 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
                 }
             }
             if !viol.is_empty() {
-                found.push((order, viol));
+                found.push((class_order, viol));
             }
         }
         // Restore precedence in the no-violation solution (forward pass).
@@ -241,7 +250,10 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
             return Ok(out);
         }
         for (order, viol) in &found {
-            let terms: Vec<(Var, f64)> = order.iter().map(|&t| (c[t], inst.tasks[t].p)).collect();
+            let terms: Vec<(Var, f64)> = order
+                .iter()
+                .map(|&k| (c[k], cls.size(k) * inst.tasks[cls.rep(k)].p))
+                .collect();
             pool.add(lp.as_mut(), &terms, viol);
             out.cuts += viol.len();
         }
