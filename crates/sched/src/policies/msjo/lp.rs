@@ -108,8 +108,14 @@ impl LpBackend for Microlp {
     }
 }
 
-/// The backend every planner uses.
+/// The backend every planner uses: HiGHS when built with the `highs`
+/// feature, microlp otherwise; `MRSCHED_LP=microlp` picks microlp in a
+/// HiGHS build (cross-checks).
 pub fn default_backend() -> Box<dyn LpBackend> {
+    #[cfg(feature = "highs")]
+    if std::env::var("MRSCHED_LP").map_or(true, |v| v != "microlp") {
+        return Box::new(super::highs_backend::Highs::default());
+    }
     Box::new(Microlp::default())
 }
 

@@ -28,6 +28,8 @@
 
 pub mod classes;
 pub mod coge;
+#[cfg(feature = "highs")]
+pub mod highs_backend;
 pub mod instance;
 pub mod listsched;
 pub mod lp;
