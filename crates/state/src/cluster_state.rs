@@ -108,6 +108,9 @@ impl Usage {
     }
 }
 
+/// A `(key, task)` pair of a locality index under construction.
+type Pair = (u32, u32);
+
 /// The JobTracker state shared by the simulator and the live master.
 pub struct ClusterState {
     now: Time,
@@ -130,7 +133,13 @@ pub struct ClusterState {
     /// with data on the node (a superset, cleared when the job ends). It lets
     /// a node-level lookup reject a job without touching the job's memory,
     /// which is what delay scheduling does for most jobs on most heartbeats.
-    local_jobs: Vec<Vec<u64>>,
+    /// Stored by job word: the word of jobs `64w..64w+63` on node `n` is at
+    /// `w * nodes + n`, so new jobs append words and a job's bits over all
+    /// nodes are one contiguous stride.
+    local_jobs: Vec<u64>,
+    /// Scratch `(node, task)` and `(rack, task)` pairs for building
+    /// locality indices.
+    index_pairs: (Vec<Pair>, Vec<Pair>),
     /// The last `find_map_task` answer: a launch of that very task on that
     /// node reuses its locality instead of scanning the replicas again.
     last_found: Cell<Option<(JobId, u32, NodeId, Locality)>>,
@@ -379,25 +388,34 @@ impl ClusterState {
     /// (nor a data-less one); true when it may. Touches one bit, not the job.
     #[inline]
     pub fn may_have_local_map(&self, job: JobId, n: NodeId) -> bool {
-        let j = job.idx();
-        self.local_jobs
-            .get(n.idx())
-            .and_then(|b| b.get(j / 64))
-            .is_some_and(|w| w & (1 << (j % 64)) != 0)
+        let (j, nodes) = (job.idx(), self.nodes.len());
+        n.idx() < nodes
+            && self
+                .local_jobs
+                .get(j / 64 * nodes + n.idx())
+                .is_some_and(|w| w & (1 << (j % 64)) != 0)
+    }
+
+    /// The words holding `job`'s bits (one per node), grown as needed, and
+    /// the job's bit in them.
+    fn local_words(&mut self, job: JobId) -> (&mut [u64], u64) {
+        let (j, nodes) = (job.idx(), self.nodes.len());
+        let end = (j / 64 + 1) * nodes;
+        if self.local_jobs.len() < end {
+            self.local_jobs.resize(end, 0);
+        }
+        (&mut self.local_jobs[end - nodes..end], 1 << (j % 64))
     }
 
     fn set_local(&mut self, job: JobId, n: NodeId) {
-        let j = job.idx();
-        let b = &mut self.local_jobs[n.idx()];
-        if b.len() <= j / 64 {
-            b.resize(j / 64 + 1, 0);
-        }
-        b[j / 64] |= 1 << (j % 64);
+        let (words, bit) = self.local_words(job);
+        words[n.idx()] |= bit;
     }
 
     fn set_local_everywhere(&mut self, job: JobId) {
-        for n in 0..self.local_jobs.len() {
-            self.set_local(job, NodeId(n as u32));
+        let (words, bit) = self.local_words(job);
+        for w in words {
+            *w |= bit;
         }
     }
 
@@ -436,7 +454,7 @@ impl ClusterState {
 
     /// Running attempts of `job`, in launch order.
     pub fn running_attempts_of(&self, job: JobId) -> impl Iterator<Item = &Attempt> {
-        let mut ids: Vec<AttemptId> = self.jobs[job.idx()].running.iter().copied().collect();
+        let mut ids: Vec<AttemptId> = self.jobs[job.idx()].running_attempt_ids().collect();
         ids.sort_unstable();
         ids.into_iter().filter_map(|a| self.attempts.get(&a))
     }
@@ -485,7 +503,6 @@ impl ClusterState {
                 ..Default::default()
             })
             .collect();
-        let n_nodes = cluster.nodes.len();
         let mut st = ClusterState {
             now: Time::ZERO,
             blocks: BlockMap::default(),
@@ -503,10 +520,10 @@ impl ClusterState {
             launches: 0,
             copy_compute_splitting: false,
             local_jobs: Vec::new(),
+            index_pairs: (Vec::new(), Vec::new()),
             last_found: Cell::new(None),
             cluster,
         };
-        st.local_jobs = vec![Vec::new(); n_nodes];
         st.usage.available = (0..st.nodes.len())
             .map(|i| st.node_available(NodeId(i as u32)))
             .sum();
@@ -587,10 +604,6 @@ impl ClusterState {
             return Err(StateError(format!("{j} is not awaiting admission")));
         }
         job.status = JobStatus::Running;
-        // Room for the most attempts the job can run at once, up to a bound,
-        // so the set does not rehash while the job ramps up.
-        let cap = (job.maps.len() + job.reduces.len()).min(4096);
-        job.running.reserve(cap);
         job.decided = Some(now);
         let maps = job.maps.len() as u32;
         let reduces = job.reduces.len() as u32;
@@ -718,7 +731,7 @@ impl ClusterState {
             if jm.first_launch.is_none() {
                 jm.first_launch = Some(now);
             }
-            jm.running.insert(id);
+            jm.add_running(id, kind, rt);
             let (t, counts) = match kind {
                 TaskKind::Map => (&mut jm.maps[rt as usize], &mut jm.map_counts),
                 TaskKind::Reduce => (&mut jm.reduces[rt as usize], &mut jm.reduce_counts),
@@ -1118,7 +1131,7 @@ impl ClusterState {
             });
         }
         for t in att.tasks() {
-            self.jobs[t.job.idx()].running.remove(&a);
+            self.jobs[t.job.idx()].remove_running(a, kind, t.index);
         }
         if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
             self.admit_compute(node);
@@ -1160,10 +1173,24 @@ impl ClusterState {
 
     /// Build job `j`'s locality index at admission.
     fn build_index(&mut self, j: JobId) {
+        // The pair buffers are kept between admissions: a job of a few
+        // thousand maps would otherwise grow two vectors step by step.
+        let (mut by_node, mut by_rack) = std::mem::take(&mut self.index_pairs);
+        by_node.clear();
+        by_rack.clear();
         let jm = &self.jobs[j.idx()];
-        let (mut by_node, mut by_rack) = (Vec::new(), Vec::new());
-        let (mut any, mut nodata) = (Vec::new(), Vec::new());
-        for (t, m) in jm.spec.maps.iter().enumerate() {
+        let maps = &jm.spec.maps;
+        let with_data = maps.iter().filter(|m| m.block.is_some()).count();
+        let (mut any, mut nodata) = (
+            Vec::with_capacity(with_data),
+            Vec::with_capacity(maps.len() - with_data),
+        );
+        by_node.reserve(with_data * 3);
+        by_rack.reserve(with_data * 2);
+        let cluster = &self.cluster;
+        // Tasks are visited last first, so `any` and `nodata` come out with
+        // the lowest task on top.
+        for (t, m) in maps.iter().enumerate().rev() {
             let t = t as u32;
             match m.block {
                 Some(b) => {
@@ -1171,8 +1198,8 @@ impl ClusterState {
                     for (i, &n) in reps.iter().enumerate() {
                         by_node.push((n.0, t));
                         // Replicas 2 and 3 usually share a rack: list the task once per rack.
-                        let r = self.cluster.rack_of(n);
-                        if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
+                        let r = cluster.rack_of(n);
+                        if !reps[..i].iter().any(|x| cluster.rack_of(*x) == r) {
                             by_rack.push((r.0, t));
                         }
                     }
@@ -1181,11 +1208,9 @@ impl ClusterState {
                 None => nodata.push(t),
             }
         }
-        any.reverse();
-        nodata.reverse();
         let mut idx = jm.index.borrow_mut();
-        idx.nodes = crate::index::Rows::build(self.cluster.nodes.len(), &by_node);
-        idx.racks = crate::index::Rows::build(self.cluster.racks.len(), &by_rack);
+        idx.nodes = crate::index::Rows::build(cluster.nodes.len(), &by_node);
+        idx.racks = crate::index::Rows::build(cluster.racks.len(), &by_rack);
         idx.any = any;
         idx.nodata = nodata;
         idx.reduces = (0..jm.reduces.len() as u32).rev().collect();
@@ -1194,9 +1219,11 @@ impl ClusterState {
         if has_nodata {
             self.set_local_everywhere(j);
         }
-        for (n, _) in by_node {
-            self.set_local(j, NodeId(n));
+        let (words, bit) = self.local_words(j);
+        for &(n, _) in &by_node {
+            words[n as usize] |= bit;
         }
+        self.index_pairs = (by_node, by_rack);
     }
 
     /// Map `t` of `j` is pending again: push it on its locality stacks.
@@ -1311,13 +1338,11 @@ impl ClusterState {
         if self.jobs[j.idx()].status != JobStatus::Running {
             return;
         }
-        let (w, bit) = (j.idx() / 64, 1u64 << (j.idx() % 64));
-        for b in &mut self.local_jobs {
-            if let Some(x) = b.get_mut(w) {
-                *x &= !bit;
-            }
+        let (words, bit) = self.local_words(j);
+        for w in words {
+            *w &= !bit;
         }
-        let mut running: Vec<AttemptId> = self.jobs[j.idx()].running.iter().copied().collect();
+        let mut running: Vec<AttemptId> = self.jobs[j.idx()].running_attempt_ids().collect();
         running.sort_unstable();
         for a in running {
             if let Some(kind) = self.attempts.get(&a).map(|x| x.kind) {

@@ -1,8 +1,7 @@
 //! Jobs and their tasks as the JobTracker sees them.
 
 use crate::index::LocalityIndex;
-use mrsched_model::{AttemptId, DatasetId, JobId, JobSpec, Locality, NodeId, Time};
-use rustc_hash::FxHashSet;
+use mrsched_model::{AttemptId, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 
@@ -64,6 +63,10 @@ pub struct Task {
     pub locality: Locality,
     /// Intermediate output held on `node`, MB (maps of jobs with reduces).
     pub output_mb: f64,
+    /// While running: the position of this task's entry in its job's
+    /// running list (O(1) removal).
+    #[serde(skip)]
+    pub(crate) run_pos: u32,
 }
 
 impl Task {
@@ -78,6 +81,7 @@ impl Task {
             finish: Time::ZERO,
             locality: Locality::NoData,
             output_mb: 0.0,
+            run_pos: 0,
         }
     }
 }
@@ -121,6 +125,15 @@ impl TaskStats {
     }
 }
 
+/// One running attempt in a job's running list: the attempt and the task of
+/// this job it serves.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct RunEntry {
+    pub(crate) attempt: AttemptId,
+    pub(crate) kind: TaskKind,
+    pub(crate) task: u32,
+}
+
 /// A job in the cluster state.
 #[derive(Debug)]
 pub struct Job {
@@ -162,8 +175,10 @@ pub struct Job {
     pub failed_attempts: u32,
     /// Attempts killed.
     pub killed_attempts: u32,
-    /// Running attempts (any order; sort by id for launch order).
-    pub running: FxHashSet<AttemptId>,
+    /// Running attempts with the task they serve here (any order; sort by
+    /// id for launch order). A task's entry is at its `run_pos`, so removal
+    /// is a swap, with no hashing.
+    pub(crate) running: Vec<RunEntry>,
     /// First map index of each input dataset.
     pub(crate) dataset_offsets: Vec<(DatasetId, u32)>,
     /// Pending-task lookups (interior mutability: lookups drop stale
@@ -203,7 +218,7 @@ impl Job {
             lost_work: Time::ZERO,
             failed_attempts: 0,
             killed_attempts: 0,
-            running: FxHashSet::default(),
+            running: Vec::new(),
             dataset_offsets,
             index: RefCell::new(LocalityIndex::default()),
             spec,
@@ -261,6 +276,43 @@ impl Job {
                     .get(*t as usize)
                     .is_some_and(|m| m.block == want)
             })
+    }
+
+    /// Ids of the running attempts (any order).
+    pub fn running_attempt_ids(&self) -> impl Iterator<Item = AttemptId> + '_ {
+        self.running.iter().map(|e| e.attempt)
+    }
+
+    /// Record that `attempt` runs task `task` of kind `kind` of this job.
+    pub(crate) fn add_running(&mut self, attempt: AttemptId, kind: TaskKind, task: u32) {
+        let pos = self.running.len() as u32;
+        self.running.push(RunEntry {
+            attempt,
+            kind,
+            task,
+        });
+        self.task_mut(kind, task).run_pos = pos;
+    }
+
+    /// Forget the running entry of task `task` of kind `kind`.
+    pub(crate) fn remove_running(&mut self, attempt: AttemptId, kind: TaskKind, task: u32) {
+        let pos = self.task_mut(kind, task).run_pos as usize;
+        let listed = self.running.get(pos).is_some_and(|e| e.attempt == attempt);
+        debug_assert!(listed, "{attempt} is not listed as running");
+        if !listed {
+            return;
+        }
+        self.running.swap_remove(pos);
+        if let Some(&moved) = self.running.get(pos) {
+            self.task_mut(moved.kind, moved.task).run_pos = pos as u32;
+        }
+    }
+
+    fn task_mut(&mut self, kind: TaskKind, task: u32) -> &mut Task {
+        match kind {
+            TaskKind::Map => &mut self.maps[task as usize],
+            TaskKind::Reduce => &mut self.reduces[task as usize],
+        }
     }
 
     /// Response time so far or in total.
