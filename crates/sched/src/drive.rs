@@ -16,6 +16,7 @@ use crate::scheduler::{Action, Admission, Scheduler};
 use mrsched_model::{AttemptId, JobId, JobSpec, NodeId, Time};
 use mrsched_state::{ClusterState, JobStatus, Launch, LaunchError, StateEvent};
 use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What a driver does when the shared loop changes the state.
@@ -115,7 +116,7 @@ impl Driver {
         st: &mut ClusterState,
         sched: &mut dyn Scheduler,
         h: &mut dyn Hooks,
-        spec: JobSpec,
+        spec: impl Into<Arc<JobSpec>>,
     ) -> (JobId, Admission) {
         let j = st.submit(spec);
         self.deliver(st, sched, h);

@@ -334,6 +334,7 @@ impl Engine<'_> {
                 self.k.arrivals_left -= 1;
                 self.k.open_jobs += 1;
                 self.k.last_progress = self.st.now();
+                // Shared with the workload, not copied.
                 let spec = self.k.workload.jobs[i as usize].clone();
                 self.driver
                     .submit(&mut self.st, self.sched, &mut self.k, spec);

@@ -25,8 +25,10 @@ use mrsched_model::cost;
 use mrsched_model::{
     AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time,
 };
+use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::fmt;
+use std::sync::Arc;
 
 /// Why a launch was refused. A scheduler that asks for an impossible launch
 /// has a bug; the simulator reports it as an error in strict mode.
@@ -137,6 +139,9 @@ pub struct ClusterState {
     /// `w * nodes + n`, so new jobs append words and a job's bits over all
     /// nodes are one contiguous stride.
     local_jobs: Vec<u64>,
+    /// Where running shared-scan riders are listed in their jobs' running
+    /// lists: `(attempt, rider + 1)` to position.
+    rider_pos: FxHashMap<(AttemptId, u32), u32>,
     /// Scratch `(node, task)` and `(rack, task)` pairs for building
     /// locality indices.
     index_pairs: (Vec<Pair>, Vec<Pair>),
@@ -520,6 +525,7 @@ impl ClusterState {
             launches: 0,
             copy_compute_splitting: false,
             local_jobs: Vec::new(),
+            rider_pos: FxHashMap::default(),
             index_pairs: (Vec::new(), Vec::new()),
             last_found: Cell::new(None),
             cluster,
@@ -586,12 +592,12 @@ impl ClusterState {
     }
 
     /// A job arrives. It waits in `Submitted` until admitted or rejected.
-    pub fn submit(&mut self, spec: JobSpec) -> JobId {
+    pub fn submit(&mut self, spec: impl Into<Arc<JobSpec>>) -> JobId {
         if self.usage.since.is_none() {
             self.usage.since = Some(self.now);
         }
         let id = JobId(self.jobs.len() as u32);
-        self.jobs.push(Job::new(id, spec, self.now));
+        self.jobs.push(Job::new(id, spec.into(), self.now));
         self.events.push(StateEvent::JobSubmitted(id));
         id
     }
@@ -704,7 +710,7 @@ impl ClusterState {
             && self.jobs[job.idx()].spec.reduces[task as usize]
                 .time
                 .is_some();
-        let attempt = Attempt {
+        let mut attempt = Attempt {
             id,
             kind,
             job,
@@ -721,23 +727,31 @@ impl ClusterState {
                 ReducePhase::Copying
             },
             compute_start: None,
+            run_pos: 0,
         };
         let riders: &[(JobId, u32)] = match l {
             Launch::Map { riders, .. } => riders,
             Launch::Reduce { .. } => &[],
         };
-        for (rj, rt) in std::iter::once((job, task)).chain(riders.iter().copied()) {
+        for (k, (rj, rt)) in std::iter::once((job, task))
+            .chain(riders.iter().copied())
+            .enumerate()
+        {
             let jm = &mut self.jobs[rj.idx()];
             if jm.first_launch.is_none() {
                 jm.first_launch = Some(now);
             }
-            jm.add_running(id, kind, rt);
+            let pos = jm.add_running(id, k as u32);
+            if k == 0 {
+                attempt.run_pos = pos;
+            } else {
+                self.rider_pos.insert((id, k as u32), pos);
+            }
             let (t, counts) = match kind {
                 TaskKind::Map => (&mut jm.maps[rt as usize], &mut jm.map_counts),
                 TaskKind::Reduce => (&mut jm.reduces[rt as usize], &mut jm.reduce_counts),
             };
             t.status = TaskStatus::Running;
-            t.attempt = Some(id);
             t.attempts = t.attempts.saturating_add(1);
             t.node = Some(node);
             counts.pending -= 1;
@@ -783,7 +797,6 @@ impl ClusterState {
             };
             let task = &mut jm.maps[t.index as usize];
             task.status = TaskStatus::Done;
-            task.attempt = None;
             task.node = Some(node);
             task.start = start;
             task.finish = now;
@@ -831,7 +844,6 @@ impl ClusterState {
         let jm = &mut self.jobs[att.job.idx()];
         let task = &mut jm.reduces[att.task as usize];
         task.status = TaskStatus::Done;
-        task.attempt = None;
         task.node = Some(node);
         task.start = start;
         task.finish = now;
@@ -1130,8 +1142,27 @@ impl ClusterState {
                 }
             });
         }
-        for t in att.tasks() {
-            self.jobs[t.job.idx()].remove_running(a, kind, t.index);
+        for (k, t) in att.tasks().enumerate() {
+            let pos = match k {
+                0 => att.run_pos,
+                k => self
+                    .rider_pos
+                    .remove(&(a, k as u32))
+                    .expect("riders' positions are kept"),
+            };
+            // The entry moved into the hole learns where it is now.
+            if let Some(moved) = self.jobs[t.job.idx()].remove_running(a, pos) {
+                match moved.served {
+                    0 => {
+                        if let Some(m) = self.attempts.get_mut(&moved.attempt) {
+                            m.run_pos = pos;
+                        }
+                    }
+                    r => {
+                        self.rider_pos.insert((moved.attempt, r), pos);
+                    }
+                }
+            }
         }
         if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
             self.admit_compute(node);
@@ -1154,7 +1185,6 @@ impl ClusterState {
             return;
         }
         task.status = TaskStatus::Pending;
-        task.attempt = None;
         counts.running -= 1;
         counts.pending += 1;
         match kind {
@@ -1412,14 +1442,12 @@ impl ClusterState {
             return;
         }
         // Reduces that have not finished copying still need every output.
-        let still_needed = jm.reduces.iter().any(|r| match r.status {
-            TaskStatus::Pending => true,
-            TaskStatus::Running => r
-                .attempt
-                .and_then(|a| self.attempts.get(&a))
-                .is_some_and(|a| a.phase == ReducePhase::Copying),
-            TaskStatus::Done => false,
-        });
+        let still_needed = jm.reduce_counts.pending > 0
+            || jm.running.iter().any(|e| {
+                self.attempts
+                    .get(&e.attempt)
+                    .is_some_and(|a| a.kind == TaskKind::Reduce && a.phase == ReducePhase::Copying)
+            });
         if !still_needed {
             return;
         }

@@ -1,9 +1,10 @@
 //! Jobs and their tasks as the JobTracker sees them.
 
 use crate::index::LocalityIndex;
-use mrsched_model::{AttemptId, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time};
+use mrsched_model::{AttemptId, DatasetId, JobId, JobSpec, Locality, NodeId, Time};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 /// Where a job is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,8 +48,6 @@ pub enum TaskStatus {
 pub struct Task {
     /// Status.
     pub status: TaskStatus,
-    /// The running attempt.
-    pub attempt: Option<AttemptId>,
     /// Attempts launched so far.
     pub attempts: u16,
     /// Attempts that failed.
@@ -63,17 +62,12 @@ pub struct Task {
     pub locality: Locality,
     /// Intermediate output held on `node`, MB (maps of jobs with reduces).
     pub output_mb: f64,
-    /// While running: the position of this task's entry in its job's
-    /// running list (O(1) removal).
-    #[serde(skip)]
-    pub(crate) run_pos: u32,
 }
 
 impl Task {
     fn new() -> Task {
         Task {
             status: TaskStatus::Pending,
-            attempt: None,
             attempts: 0,
             failures: 0,
             node: None,
@@ -81,7 +75,6 @@ impl Task {
             finish: Time::ZERO,
             locality: Locality::NoData,
             output_mb: 0.0,
-            run_pos: 0,
         }
     }
 }
@@ -125,13 +118,13 @@ impl TaskStats {
     }
 }
 
-/// One running attempt in a job's running list: the attempt and the task of
-/// this job it serves.
+/// One running attempt in a job's running list: the attempt, and which of
+/// its tasks is this job's (0: the driving task, `k + 1`: rider `k`). The
+/// driving task's position is kept in the attempt, riders' in the state.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct RunEntry {
     pub(crate) attempt: AttemptId,
-    pub(crate) kind: TaskKind,
-    pub(crate) task: u32,
+    pub(crate) served: u32,
 }
 
 /// A job in the cluster state.
@@ -139,8 +132,8 @@ pub(crate) struct RunEntry {
 pub struct Job {
     /// Its id (submission order).
     pub id: JobId,
-    /// What was submitted.
-    pub spec: JobSpec,
+    /// What was submitted (shared with the workload it came from).
+    pub spec: Arc<JobSpec>,
     /// Status.
     pub status: JobStatus,
     /// Why it was rejected, failed or killed.
@@ -175,9 +168,9 @@ pub struct Job {
     pub failed_attempts: u32,
     /// Attempts killed.
     pub killed_attempts: u32,
-    /// Running attempts with the task they serve here (any order; sort by
-    /// id for launch order). A task's entry is at its `run_pos`, so removal
-    /// is a swap, with no hashing.
+    /// Running attempts (any order; sort by id for launch order). Each
+    /// attempt knows where its entry is, so removal is a swap, with no
+    /// hashing.
     pub(crate) running: Vec<RunEntry>,
     /// First map index of each input dataset.
     pub(crate) dataset_offsets: Vec<(DatasetId, u32)>,
@@ -187,7 +180,7 @@ pub struct Job {
 }
 
 impl Job {
-    pub(crate) fn new(id: JobId, spec: JobSpec, submitted: Time) -> Job {
+    pub(crate) fn new(id: JobId, spec: Arc<JobSpec>, submitted: Time) -> Job {
         let maps = (0..spec.maps.len()).map(|_| Task::new()).collect();
         let reduces = (0..spec.reduces.len()).map(|_| Task::new()).collect();
         let dataset_offsets = spec
@@ -283,36 +276,24 @@ impl Job {
         self.running.iter().map(|e| e.attempt)
     }
 
-    /// Record that `attempt` runs task `task` of kind `kind` of this job.
-    pub(crate) fn add_running(&mut self, attempt: AttemptId, kind: TaskKind, task: u32) {
-        let pos = self.running.len() as u32;
-        self.running.push(RunEntry {
-            attempt,
-            kind,
-            task,
-        });
-        self.task_mut(kind, task).run_pos = pos;
+    /// List `attempt` as running here, serving task `served` of it (see
+    /// [`RunEntry`]); returns the entry's position.
+    pub(crate) fn add_running(&mut self, attempt: AttemptId, served: u32) -> u32 {
+        self.running.push(RunEntry { attempt, served });
+        self.running.len() as u32 - 1
     }
 
-    /// Forget the running entry of task `task` of kind `kind`.
-    pub(crate) fn remove_running(&mut self, attempt: AttemptId, kind: TaskKind, task: u32) {
-        let pos = self.task_mut(kind, task).run_pos as usize;
+    /// Remove `attempt`'s entry at `pos`. The last entry takes its place
+    /// and is returned: its attempt must learn its new position.
+    pub(crate) fn remove_running(&mut self, attempt: AttemptId, pos: u32) -> Option<RunEntry> {
+        let pos = pos as usize;
         let listed = self.running.get(pos).is_some_and(|e| e.attempt == attempt);
         debug_assert!(listed, "{attempt} is not listed as running");
         if !listed {
-            return;
+            return None;
         }
         self.running.swap_remove(pos);
-        if let Some(&moved) = self.running.get(pos) {
-            self.task_mut(moved.kind, moved.task).run_pos = pos as u32;
-        }
-    }
-
-    fn task_mut(&mut self, kind: TaskKind, task: u32) -> &mut Task {
-        match kind {
-            TaskKind::Map => &mut self.maps[task as usize],
-            TaskKind::Reduce => &mut self.reduces[task as usize],
-        }
+        self.running.get(pos).copied()
     }
 
     /// Response time so far or in total.
