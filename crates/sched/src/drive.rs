@@ -97,6 +97,10 @@ impl Driver {
     /// Forward the state's pending events: each to the driver's
     /// [`Hooks::react`], then to the scheduler.
     pub fn deliver(&mut self, st: &mut ClusterState, sched: &mut dyn Scheduler, h: &mut dyn Hooks) {
+        // Most calls (after a launch, at the end of a step) find nothing.
+        if !st.has_events() {
+            return;
+        }
         let mut buf = std::mem::take(&mut self.scratch);
         while st.has_events() {
             st.swap_events(&mut buf);
@@ -243,6 +247,9 @@ impl Driver {
     pub fn settle(&mut self, st: &mut ClusterState, sched: &mut dyn Scheduler, h: &mut dyn Hooks) {
         loop {
             self.deliver(st, sched, h);
+            if !st.has_compute_started() && !st.has_wakeups() {
+                break;
+            }
             let started = st.take_compute_started();
             let wakeups = st.take_wakeups();
             if started.is_empty() && wakeups.is_empty() && !st.has_events() {

@@ -110,6 +110,17 @@ impl Usage {
     }
 }
 
+/// A node's slots, copied out of the cluster description: the slot checks
+/// run several times per launch and the node records are large.
+#[derive(Clone, Debug)]
+struct Caps {
+    map: u32,
+    reduce: u32,
+    total: u32,
+    max_reducers: u32,
+    unified: bool,
+}
+
 /// A `(key, task)` pair of a locality index under construction.
 type Pair = (u32, u32);
 
@@ -117,6 +128,8 @@ type Pair = (u32, u32);
 pub struct ClusterState {
     now: Time,
     cluster: Cluster,
+    /// Slots of every node, by id.
+    caps: Vec<Caps>,
     blocks: BlockMap,
     nodes: Vec<NodeState>,
     jobs: Vec<Job>,
@@ -225,21 +238,25 @@ impl ClusterState {
     }
 
     /// A running attempt.
+    #[inline]
     pub fn attempt(&self, a: AttemptId) -> Option<&Attempt> {
         self.attempts.get(&a)
     }
 
     /// Number of running attempts.
+    #[inline]
     pub fn running_attempts(&self) -> usize {
         self.attempts.len()
     }
 
     /// Pending map tasks over all running jobs.
+    #[inline]
     pub fn pending_maps_total(&self) -> u64 {
         self.pending_maps_total
     }
 
     /// Pending reduces that may be launched, over all running jobs.
+    #[inline]
     pub fn launchable_reduces_total(&self) -> u64 {
         self.launchable_reduces_total
     }
@@ -261,13 +278,12 @@ impl ClusterState {
         if !s.alive {
             return 0;
         }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            node.total_slots()
+        let c = &self.caps[n.idx()];
+        if c.unified {
+            c.total
                 .saturating_sub(s.running_maps + s.running_reduces + s.taken_map)
         } else {
-            node.map_slots()
-                .saturating_sub(s.running_maps + s.taken_map)
+            c.map.saturating_sub(s.running_maps + s.taken_map)
         }
     }
 
@@ -279,9 +295,9 @@ impl ClusterState {
         if !s.alive {
             return 0;
         }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            node.total_slots()
+        let c = &self.caps[n.idx()];
+        if c.unified {
+            c.total
                 .saturating_sub(s.running_maps + s.running_reduces + s.taken_reduce)
         } else {
             self.reducer_limit(n)
@@ -291,12 +307,13 @@ impl ClusterState {
 
     /// Reducers node `n` may run at once: maxReducers under copy-compute
     /// splitting, its reduce slots otherwise.
+    #[inline]
     pub fn reducer_limit(&self, n: NodeId) -> u32 {
-        let node = &self.cluster.nodes[n.idx()];
+        let c = &self.caps[n.idx()];
         if self.copy_compute_splitting {
-            node.max_reducers.max(node.reduce_slots())
+            c.max_reducers.max(c.reduce)
         } else {
-            node.reduce_slots()
+            c.reduce
         }
     }
 
@@ -317,6 +334,7 @@ impl ClusterState {
     }
 
     /// Locality of reading block replicas `replicas` from node `n`.
+    #[inline]
     pub fn locality_of(&self, replicas: &[NodeId], n: NodeId) -> Locality {
         if replicas.contains(&n) {
             Locality::Node
@@ -331,6 +349,7 @@ impl ClusterState {
     }
 
     /// Locality of map `task` of `job` on node `n`.
+    #[inline]
     pub fn map_locality(&self, job: JobId, task: u32, n: NodeId) -> Locality {
         match self.jobs[job.idx()].spec.maps[task as usize].block {
             Some(b) => self.locality_of(self.blocks.replicas(b), n),
@@ -508,8 +527,20 @@ impl ClusterState {
                 ..Default::default()
             })
             .collect();
+        let caps = cluster
+            .nodes
+            .iter()
+            .map(|n| Caps {
+                map: n.map_slots(),
+                reduce: n.reduce_slots(),
+                total: n.total_slots(),
+                max_reducers: n.max_reducers,
+                unified: n.is_unified(),
+            })
+            .collect();
         let mut st = ClusterState {
             now: Time::ZERO,
+            caps,
             blocks: BlockMap::default(),
             nodes,
             jobs: Vec::new(),
@@ -531,7 +562,7 @@ impl ClusterState {
             cluster,
         };
         st.usage.available = (0..st.nodes.len())
-            .map(|i| st.node_available(NodeId(i as u32)))
+            .map(|i| st.node_usage(NodeId(i as u32)).1)
             .sum();
         st
     }
@@ -550,29 +581,48 @@ impl ClusterState {
 
     /// Move the events recorded since the last call into `buf` (which must
     /// be empty), reusing both buffers' memory.
+    #[inline]
     pub fn swap_events(&mut self, buf: &mut Vec<StateEvent>) {
         debug_assert!(buf.is_empty());
         std::mem::swap(&mut self.events, buf);
     }
 
     /// True when events wait to be drained.
+    #[inline]
     pub fn has_events(&self) -> bool {
         !self.events.is_empty()
     }
 
     /// Reduce attempts that entered their compute phase since the last call
     /// (the driver times their end).
+    #[inline]
     pub fn take_compute_started(&mut self) -> Vec<AttemptId> {
         std::mem::take(&mut self.compute_started)
     }
 
+    /// True when reduce attempts entered their compute phase since the last
+    /// [`ClusterState::take_compute_started`].
+    #[inline]
+    pub fn has_compute_started(&self) -> bool {
+        !self.compute_started.is_empty()
+    }
+
+    /// True when release times wait to be taken
+    /// ([`ClusterState::take_wakeups`]).
+    #[inline]
+    pub fn has_wakeups(&self) -> bool {
+        !self.wakeups.is_empty()
+    }
+
     /// `(time, job)` pairs at which explicit-time reduces must be released
     /// with [`ClusterState::release_reduces`] (map-to-reduce delays).
+    #[inline]
     pub fn take_wakeups(&mut self) -> Vec<(Time, JobId)> {
         std::mem::take(&mut self.wakeups)
     }
 
     /// Advance the clock (never backwards), integrating slot use.
+    #[inline]
     pub fn advance_to(&mut self, t: Time) {
         if t <= self.now {
             return;
@@ -703,8 +753,8 @@ impl ClusterState {
         self.launches += 1;
         let now = self.now;
         let riders = match l {
-            Launch::Map { riders, .. } => riders.clone(),
-            Launch::Reduce { .. } => Vec::new(),
+            Launch::Map { riders, .. } if !riders.is_empty() => riders.clone(),
+            _ => Vec::new(),
         };
         let explicit_reduce = kind == TaskKind::Reduce
             && self.jobs[job.idx()].spec.reduces[task as usize]
@@ -1054,6 +1104,19 @@ impl ClusterState {
 // ---------------------------------------------------------------------------
 // Internals.
 // ---------------------------------------------------------------------------
+/// A copy of `att` (for [`StateEvent::AttemptEnded`]) that copies no rider
+/// list when there is none.
+fn snapshot(att: &Attempt) -> Attempt {
+    Attempt {
+        riders: if att.riders.is_empty() {
+            Vec::new()
+        } else {
+            att.riders.clone()
+        },
+        ..*att
+    }
+}
+
 fn not_running(a: AttemptId) -> StateError {
     StateError(format!("{a} is not running"))
 }
@@ -1073,39 +1136,35 @@ impl ClusterState {
         }
     }
 
-    fn node_busy(&self, n: NodeId) -> u64 {
+    /// Busy slots (running attempts, each kind capped by its slots) and
+    /// available slots (alive, minus other workloads) of node `n`.
+    #[inline]
+    fn node_usage(&self, n: NodeId) -> (u64, u64) {
         let s = &self.nodes[n.idx()];
         if !s.alive {
-            return 0;
+            return (0, 0);
         }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            (s.running_maps + s.running_reduces) as u64
+        let c = &self.caps[n.idx()];
+        if c.unified {
+            (
+                (s.running_maps + s.running_reduces) as u64,
+                c.total.saturating_sub(s.taken_map) as u64,
+            )
         } else {
-            (s.running_maps.min(node.map_slots()) + s.running_reduces.min(node.reduce_slots()))
-                as u64
-        }
-    }
-
-    fn node_available(&self, n: NodeId) -> u64 {
-        let s = &self.nodes[n.idx()];
-        if !s.alive {
-            return 0;
-        }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            node.total_slots().saturating_sub(s.taken_map) as u64
-        } else {
-            (node.map_slots().saturating_sub(s.taken_map)
-                + node.reduce_slots().saturating_sub(s.taken_reduce)) as u64
+            let (m, r) = (c.map, c.reduce);
+            (
+                (s.running_maps.min(m) + s.running_reduces.min(r)) as u64,
+                (m.saturating_sub(s.taken_map) + r.saturating_sub(s.taken_reduce)) as u64,
+            )
         }
     }
 
     /// Apply `f` to node `n`, keeping the utilisation totals right.
+    #[inline]
     fn change_node(&mut self, n: NodeId, f: impl FnOnce(&mut NodeState)) {
-        let (b0, a0) = (self.node_busy(n), self.node_available(n));
+        let (b0, a0) = self.node_usage(n);
         f(&mut self.nodes[n.idx()]);
-        let (b1, a1) = (self.node_busy(n), self.node_available(n));
+        let (b1, a1) = self.node_usage(n);
         self.usage.busy = self.usage.busy + b1 - b0;
         self.usage.available = self.usage.available + a1 - a0;
     }
@@ -1123,7 +1182,12 @@ impl ClusterState {
         if alive {
             self.change_node(node, |s| {
                 if let Some(p) = s.attempts.iter().position(|x| *x == a) {
-                    s.attempts.remove(p);
+                    // A handful of ids: shifting them one by one beats a
+                    // call to memmove.
+                    for i in p + 1..s.attempts.len() {
+                        s.attempts.swap(i - 1, i);
+                    }
+                    s.attempts.pop();
                 }
                 match kind {
                     TaskKind::Map => s.running_maps -= 1,
@@ -1167,7 +1231,7 @@ impl ClusterState {
         if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
             self.admit_compute(node);
         }
-        self.events.push(StateEvent::AttemptEnded(att.clone()));
+        self.events.push(StateEvent::AttemptEnded(snapshot(&att)));
         att
     }
 
