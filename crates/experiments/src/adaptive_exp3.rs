@@ -281,7 +281,8 @@ fn batch(seed: u64, alone: &Cluster) -> Workload {
     for (i, j) in w.jobs.iter_mut().enumerate() {
         let u = unit_from_hash(hash_words(&[seed, 0xBA7C, i as u64]));
         let due = Time::from_secs_f64(400.0 + 1200.0 * u);
-        j.goal = Some(due.saturating_sub(j.arrival).max(Time::from_secs(1)));
+        let goal = due.saturating_sub(j.arrival).max(Time::from_secs(1));
+        std::sync::Arc::make_mut(j).goal = Some(goal);
     }
     w.name = "batch-before-a-burst".into();
     w

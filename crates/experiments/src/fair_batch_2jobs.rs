@@ -51,7 +51,7 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
             1.0,
         );
         j.user = format!("user{}", i + 1);
-        w.jobs.push(j);
+        w.jobs.push(j.into());
     }
     let mut two = Vec::new();
     for s in SCHEDS {

@@ -53,7 +53,7 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         let mut j = JobSpec::explicit(pool, Time::ZERO, &vec![map_s; d], &[], 1.0);
         j.pool = Some(pool.into());
         j.user = pool.into();
-        w.jobs.push(j);
+        w.jobs.push(j.into());
     }
     let mut conf = String::from("policy = \"fair\"\n");
     for &(pool, min, _, _) in &POOLS {

@@ -294,6 +294,7 @@ pub struct Node {
 
 impl Node {
     /// Map slots (unified: all slots).
+    #[inline]
     pub fn map_slots(&self) -> u32 {
         match self.slots {
             SlotConfig::Split { map, .. } => map,
@@ -301,6 +302,7 @@ impl Node {
         }
     }
     /// Reduce slots that may compute at once (unified: all slots).
+    #[inline]
     pub fn reduce_slots(&self) -> u32 {
         match self.slots {
             SlotConfig::Split { reduce, .. } => reduce,
@@ -308,10 +310,12 @@ impl Node {
         }
     }
     /// True for the unified-slot model.
+    #[inline]
     pub fn is_unified(&self) -> bool {
         matches!(self.slots, SlotConfig::Unified { .. })
     }
     /// Slots counted in utilisation: map + reduce, or unified.
+    #[inline]
     pub fn total_slots(&self) -> u32 {
         match self.slots {
             SlotConfig::Split { map, reduce } => map + reduce,
@@ -699,11 +703,13 @@ impl Cluster {
     }
 
     /// Node by id.
+    #[inline]
     pub fn node(&self, n: NodeId) -> &Node {
         &self.nodes[n.idx()]
     }
 
     /// Rack of a node.
+    #[inline]
     pub fn rack_of(&self, n: NodeId) -> RackId {
         self.nodes[n.idx()].rack
     }

@@ -29,6 +29,7 @@ pub struct MapCost {
 }
 
 /// Read rate (MB/s) at a locality level. Data-less maps read locally.
+#[inline]
 pub fn read_rate(cluster: &Cluster, loc: Locality) -> f64 {
     match loc {
         Locality::Node | Locality::NoData => cluster.rates.disk_mb_s,
@@ -38,6 +39,7 @@ pub fn read_rate(cluster: &Cluster, loc: Locality) -> f64 {
 }
 
 /// Cost of one map of `job` on `node` at locality `loc`.
+#[inline]
 pub fn map_cost(
     cluster: &Cluster,
     job: &JobSpec,
@@ -63,6 +65,7 @@ pub fn map_cost(
 
 /// Duration of an attempt that serves `riders` (one [`MapCost`] each):
 /// overhead + the longest scan + every compute.
+#[inline]
 pub fn shared_map_time(cluster: &Cluster, riders: &[MapCost]) -> Time {
     let scan = riders.iter().map(|c| c.scan).max().unwrap_or(Time::ZERO);
     let compute = riders.iter().fold(Time::ZERO, |a, c| a + c.compute);

@@ -13,6 +13,7 @@ use crate::ids::{BlockRef, DatasetId, Priority};
 use crate::source::Source;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 fn default_block() -> f64 {
     128.0
@@ -367,8 +368,9 @@ pub struct Workload {
     pub name: String,
     /// Datasets by [`DatasetId`].
     pub datasets: Vec<Dataset>,
-    /// Jobs sorted by arrival (stable: file order breaks ties).
-    pub jobs: Vec<JobSpec>,
+    /// Jobs sorted by arrival (stable: file order breaks ties). Shared, so
+    /// a simulation's state holds the same specs rather than copies.
+    pub jobs: Vec<Arc<JobSpec>>,
 }
 
 /// Resolve one dataset spec; `f` names fields for errors.
@@ -823,7 +825,7 @@ impl Workload {
         for (i, j) in spec.jobs.iter().enumerate() {
             let f = move |k: &str| format!("jobs[{i}].{k}");
             if let Some(js) = j.resolve(&format!("job-{i}"), &datasets, &f, src, &mut errs) {
-                jobs.push(js);
+                jobs.push(Arc::new(js));
             }
         }
         errs.into_result(())?;

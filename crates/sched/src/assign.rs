@@ -22,6 +22,11 @@ pub fn first_map(
     if st.free_map_slots(node) == 0 {
         return None;
     }
+    // Nothing pending anywhere: no job has a task (a delay scheduler still
+    // sees every job, it ends their waits).
+    if delay.is_none() && st.pending_maps_total() == 0 {
+        return None;
+    }
     for j in order {
         let found = match delay.as_deref_mut() {
             Some(d) => d.pick(st, j, node),
@@ -42,7 +47,7 @@ pub fn first_reduce(
     node: NodeId,
     order: impl IntoIterator<Item = JobId>,
 ) -> Option<Launch> {
-    if st.free_reduce_slots(node) == 0 {
+    if st.free_reduce_slots(node) == 0 || st.launchable_reduces_total() == 0 {
         return None;
     }
     order.into_iter().find_map(|j| {

@@ -16,6 +16,7 @@ use crate::scheduler::{Action, Admission, Scheduler};
 use mrsched_model::{AttemptId, JobId, JobSpec, NodeId, Time};
 use mrsched_state::{ClusterState, JobStatus, Launch, LaunchError, StateEvent};
 use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What a driver does when the shared loop changes the state.
@@ -96,6 +97,10 @@ impl Driver {
     /// Forward the state's pending events: each to the driver's
     /// [`Hooks::react`], then to the scheduler.
     pub fn deliver(&mut self, st: &mut ClusterState, sched: &mut dyn Scheduler, h: &mut dyn Hooks) {
+        // Most calls (after a launch, at the end of a step) find nothing.
+        if !st.has_events() {
+            return;
+        }
         let mut buf = std::mem::take(&mut self.scratch);
         while st.has_events() {
             st.swap_events(&mut buf);
@@ -115,7 +120,7 @@ impl Driver {
         st: &mut ClusterState,
         sched: &mut dyn Scheduler,
         h: &mut dyn Hooks,
-        spec: JobSpec,
+        spec: impl Into<Arc<JobSpec>>,
     ) -> (JobId, Admission) {
         let j = st.submit(spec);
         self.deliver(st, sched, h);
@@ -146,18 +151,19 @@ impl Driver {
 
     /// Node `n` heartbeats: `on_heartbeat`, then `assign` until it returns
     /// `None` or the node is full, applying each launch before the next call.
-    /// Returns the attempts launched. A refused launch ends the heartbeat and
-    /// is returned as an error (the caller decides whether that is fatal).
+    /// Returns how many attempts were launched (each was handed to
+    /// [`Hooks::launched`]). A refused launch ends the heartbeat and is
+    /// returned as an error (the caller decides whether that is fatal).
     pub fn heartbeat(
         &mut self,
         st: &mut ClusterState,
         sched: &mut dyn Scheduler,
         h: &mut dyn Hooks,
         n: NodeId,
-    ) -> Result<Vec<AttemptId>, InvalidLaunch> {
-        let mut out = Vec::new();
+    ) -> Result<u32, InvalidLaunch> {
+        let mut launched = 0;
         if !st.node(n).alive {
-            return Ok(out);
+            return Ok(launched);
         }
         sched.on_heartbeat(st, n);
         // At most one launch per free slot, plus the final `None`.
@@ -177,7 +183,7 @@ impl Driver {
             let Some(launch) = launch else { break };
             match st.launch(n, &launch) {
                 Ok(a) => {
-                    out.push(a);
+                    launched += 1;
                     h.launched(st, a);
                     self.deliver(st, sched, h);
                 }
@@ -190,7 +196,7 @@ impl Driver {
                 }
             }
         }
-        Ok(out)
+        Ok(launched)
     }
 
     /// Apply a scheduler's actions (kills, evictions) and deliver the events.
@@ -241,6 +247,9 @@ impl Driver {
     pub fn settle(&mut self, st: &mut ClusterState, sched: &mut dyn Scheduler, h: &mut dyn Hooks) {
         loop {
             self.deliver(st, sched, h);
+            if !st.has_compute_started() && !st.has_wakeups() {
+                break;
+            }
             let started = st.take_compute_started();
             let wakeups = st.take_wakeups();
             if started.is_empty() && wakeups.is_empty() && !st.has_events() {
@@ -320,12 +329,13 @@ mod tests {
         let (j, adm) = d.submit(&mut st, &mut sched, &mut log, spec);
         assert_eq!(adm, Admission::Admit);
         assert_eq!(st.job(j).status, JobStatus::Running);
-        let got = d
+        let n = d
             .heartbeat(&mut st, &mut sched, &mut log, NodeId(0))
             .unwrap();
         // Two map slots on node 0: two of the three maps, nothing else.
+        assert_eq!(n, 2);
+        let got = log.launched.clone();
         assert_eq!(got.len(), 2);
-        assert_eq!(log.launched, got);
         assert_eq!(st.free_map_slots(NodeId(0)), 0);
         assert_eq!(st.job(j).map_counts.running, 2);
         // Kill one through an action: its task is pending again.
@@ -359,16 +369,21 @@ mod tests {
         // Explicit reduces enter their compute phase at launch.
         let spec = JobSpec::explicit("j", Time::ZERO, &[1.0], &[1.0], 1.0);
         let (j, _) = d.submit(&mut st, &mut sched, &mut log, spec);
-        let m = d
-            .heartbeat(&mut st, &mut sched, &mut log, NodeId(0))
-            .unwrap();
+        assert_eq!(
+            d.heartbeat(&mut st, &mut sched, &mut log, NodeId(0))
+                .unwrap(),
+            1
+        );
+        let m = log.launched.clone();
         st.advance_to(Time::from_secs(1));
         st.finish_map(m[0]).unwrap();
         d.settle(&mut st, &mut sched, &mut log);
-        let r = d
-            .heartbeat(&mut st, &mut sched, &mut log, NodeId(1))
-            .unwrap();
-        assert_eq!(r.len(), 1);
+        assert_eq!(
+            d.heartbeat(&mut st, &mut sched, &mut log, NodeId(1))
+                .unwrap(),
+            1
+        );
+        let r = log.launched[1..].to_vec();
         assert_eq!(st.attempt(r[0]).unwrap().job, j);
         d.settle(&mut st, &mut sched, &mut log);
         assert_eq!(log.computes, r);

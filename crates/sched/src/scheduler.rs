@@ -22,6 +22,7 @@
 use mrsched_model::{AttemptId, JobId, JobSpec, NodeId, Time};
 use mrsched_state::{ClusterState, Launch, StateEvent};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Admission decision for a submitted job.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +64,7 @@ pub trait Scheduler: Send {
     /// `jobs[i]` will be submitted as `JobId(i)` at `jobs[i].arrival`.
     /// Offline planners (MarS) use it; the default ignores it, and a policy
     /// must still work when it is never called (the live master).
-    fn on_announce(&mut self, _st: &ClusterState, _jobs: &[JobSpec]) {}
+    fn on_announce(&mut self, _st: &ClusterState, _jobs: &[Arc<JobSpec>]) {}
 
     /// A job was submitted (it is in `Submitted` state): admit or reject.
     fn on_submit(&mut self, _st: &ClusterState, _job: JobId) -> Admission {

@@ -334,6 +334,7 @@ impl Engine<'_> {
                 self.k.arrivals_left -= 1;
                 self.k.open_jobs += 1;
                 self.k.last_progress = self.st.now();
+                // Shared with the workload, not copied.
                 let spec = self.k.workload.jobs[i as usize].clone();
                 self.driver
                     .submit(&mut self.st, self.sched, &mut self.k, spec);
@@ -552,7 +553,10 @@ impl Hooks for Core<'_> {
                 self.last_progress = st.now();
             }
             StateEvent::AttemptEnded(a) => {
-                self.copy_epoch.remove(&a.id);
+                // Only reducers copy: map-only runs skip the hashing.
+                if a.kind == TaskKind::Reduce {
+                    self.copy_epoch.remove(&a.id);
+                }
                 // A success frees a slot on its node, which `task_ended`
                 // offers at once (out-of-band heartbeat) before waking it.
                 if a.status != mrsched_state::AttemptStatus::Succeeded {

@@ -8,6 +8,7 @@
 use crate::engine::{simulate, SimError, SimOptions};
 use mrsched_model::{Cluster, Time, Workload};
 use mrsched_sched::Scheduler;
+use std::sync::Arc;
 
 /// Response time of every job of `workload` run alone (arrival moved to 0),
 /// by job index in arrival order. `make` builds a fresh scheduler per run.
@@ -20,7 +21,7 @@ pub fn standalone_times(
     let mut out = Vec::with_capacity(workload.jobs.len());
     for job in &workload.jobs {
         let mut spec = job.clone();
-        spec.arrival = Time::ZERO;
+        Arc::make_mut(&mut spec).arrival = Time::ZERO;
         let alone = Workload {
             name: format!("{} alone", job.name),
             datasets: workload.datasets.clone(),

@@ -84,7 +84,7 @@ fn workload(jobs: &[(f64, u32, f64, Option<f64>)]) -> Workload {
         );
         j.goal = goal.map(Time::from_secs_f64);
         j.expected_map = Some(Time::from_secs_f64(map_s));
-        w.jobs.push(j);
+        w.jobs.push(j.into());
     }
     w.jobs.sort_by_key(|j| j.arrival);
     w

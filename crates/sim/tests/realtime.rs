@@ -286,9 +286,9 @@ reduce_slots = 1
         datasets: vec![],
         jobs: vec![
             // Maps 1 s read + 10 s CPU; reduces 100 MB each: 1 s copy + 100 s.
-            job("A", 0.0, (2, 100.0), (2, 1.0, 1.0), 1000.0),
+            job("A", 0.0, (2, 100.0), (2, 1.0, 1.0), 1000.0).into(),
             // One 11 s map; reduces 10 MB each: 0.1 s copy + 10 s.
-            job("B", 20.0, (1, 100.0), (2, 0.2, 1.0), 100.0),
+            job("B", 20.0, (1, 100.0), (2, 0.2, 1.0), 100.0).into(),
         ],
     };
     // True upper bounds: maps 11 s / 100 MB, reduces 101 s / 100 MB.
@@ -346,8 +346,8 @@ reduce_slots = 2
         name: "reservation".into(),
         datasets: vec![],
         jobs: vec![
-            job("H", 0.0, (1, 100.0), (2, 1.0, 2.0), 116.0),
-            job("L", 0.0, (1, 10.0), (1, 1.0, 2.0), 500.0),
+            job("H", 0.0, (1, 100.0), (2, 1.0, 2.0), 116.0).into(),
+            job("L", 0.0, (1, 10.0), (1, 1.0, 2.0), 500.0).into(),
         ],
     };
     // Maps take 1.1 s per 10 MB; reduces 2.01 s per MB of partition.

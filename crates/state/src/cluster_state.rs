@@ -25,8 +25,10 @@ use mrsched_model::cost;
 use mrsched_model::{
     AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time,
 };
+use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::fmt;
+use std::sync::Arc;
 
 /// Why a launch was refused. A scheduler that asks for an impossible launch
 /// has a bug; the simulator reports it as an error in strict mode.
@@ -108,10 +110,26 @@ impl Usage {
     }
 }
 
+/// A node's slots, copied out of the cluster description: the slot checks
+/// run several times per launch and the node records are large.
+#[derive(Clone, Debug)]
+struct Caps {
+    map: u32,
+    reduce: u32,
+    total: u32,
+    max_reducers: u32,
+    unified: bool,
+}
+
+/// A `(key, task)` pair of a locality index under construction.
+type Pair = (u32, u32);
+
 /// The JobTracker state shared by the simulator and the live master.
 pub struct ClusterState {
     now: Time,
     cluster: Cluster,
+    /// Slots of every node, by id.
+    caps: Vec<Caps>,
     blocks: BlockMap,
     nodes: Vec<NodeState>,
     jobs: Vec<Job>,
@@ -130,7 +148,16 @@ pub struct ClusterState {
     /// with data on the node (a superset, cleared when the job ends). It lets
     /// a node-level lookup reject a job without touching the job's memory,
     /// which is what delay scheduling does for most jobs on most heartbeats.
-    local_jobs: Vec<Vec<u64>>,
+    /// Stored by job word: the word of jobs `64w..64w+63` on node `n` is at
+    /// `w * nodes + n`, so new jobs append words and a job's bits over all
+    /// nodes are one contiguous stride.
+    local_jobs: Vec<u64>,
+    /// Where running shared-scan riders are listed in their jobs' running
+    /// lists: `(attempt, rider + 1)` to position.
+    rider_pos: FxHashMap<(AttemptId, u32), u32>,
+    /// Scratch `(node, task)` and `(rack, task)` pairs for building
+    /// locality indices.
+    index_pairs: (Vec<Pair>, Vec<Pair>),
     /// The last `find_map_task` answer: a launch of that very task on that
     /// node reuses its locality instead of scanning the replicas again.
     last_found: Cell<Option<(JobId, u32, NodeId, Locality)>>,
@@ -211,21 +238,25 @@ impl ClusterState {
     }
 
     /// A running attempt.
+    #[inline]
     pub fn attempt(&self, a: AttemptId) -> Option<&Attempt> {
         self.attempts.get(&a)
     }
 
     /// Number of running attempts.
+    #[inline]
     pub fn running_attempts(&self) -> usize {
         self.attempts.len()
     }
 
     /// Pending map tasks over all running jobs.
+    #[inline]
     pub fn pending_maps_total(&self) -> u64 {
         self.pending_maps_total
     }
 
     /// Pending reduces that may be launched, over all running jobs.
+    #[inline]
     pub fn launchable_reduces_total(&self) -> u64 {
         self.launchable_reduces_total
     }
@@ -247,13 +278,12 @@ impl ClusterState {
         if !s.alive {
             return 0;
         }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            node.total_slots()
+        let c = &self.caps[n.idx()];
+        if c.unified {
+            c.total
                 .saturating_sub(s.running_maps + s.running_reduces + s.taken_map)
         } else {
-            node.map_slots()
-                .saturating_sub(s.running_maps + s.taken_map)
+            c.map.saturating_sub(s.running_maps + s.taken_map)
         }
     }
 
@@ -265,9 +295,9 @@ impl ClusterState {
         if !s.alive {
             return 0;
         }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            node.total_slots()
+        let c = &self.caps[n.idx()];
+        if c.unified {
+            c.total
                 .saturating_sub(s.running_maps + s.running_reduces + s.taken_reduce)
         } else {
             self.reducer_limit(n)
@@ -277,12 +307,13 @@ impl ClusterState {
 
     /// Reducers node `n` may run at once: maxReducers under copy-compute
     /// splitting, its reduce slots otherwise.
+    #[inline]
     pub fn reducer_limit(&self, n: NodeId) -> u32 {
-        let node = &self.cluster.nodes[n.idx()];
+        let c = &self.caps[n.idx()];
         if self.copy_compute_splitting {
-            node.max_reducers.max(node.reduce_slots())
+            c.max_reducers.max(c.reduce)
         } else {
-            node.reduce_slots()
+            c.reduce
         }
     }
 
@@ -303,6 +334,7 @@ impl ClusterState {
     }
 
     /// Locality of reading block replicas `replicas` from node `n`.
+    #[inline]
     pub fn locality_of(&self, replicas: &[NodeId], n: NodeId) -> Locality {
         if replicas.contains(&n) {
             Locality::Node
@@ -317,6 +349,7 @@ impl ClusterState {
     }
 
     /// Locality of map `task` of `job` on node `n`.
+    #[inline]
     pub fn map_locality(&self, job: JobId, task: u32, n: NodeId) -> Locality {
         match self.jobs[job.idx()].spec.maps[task as usize].block {
             Some(b) => self.locality_of(self.blocks.replicas(b), n),
@@ -379,25 +412,34 @@ impl ClusterState {
     /// (nor a data-less one); true when it may. Touches one bit, not the job.
     #[inline]
     pub fn may_have_local_map(&self, job: JobId, n: NodeId) -> bool {
-        let j = job.idx();
-        self.local_jobs
-            .get(n.idx())
-            .and_then(|b| b.get(j / 64))
-            .is_some_and(|w| w & (1 << (j % 64)) != 0)
+        let (j, nodes) = (job.idx(), self.nodes.len());
+        n.idx() < nodes
+            && self
+                .local_jobs
+                .get(j / 64 * nodes + n.idx())
+                .is_some_and(|w| w & (1 << (j % 64)) != 0)
+    }
+
+    /// The words holding `job`'s bits (one per node), grown as needed, and
+    /// the job's bit in them.
+    fn local_words(&mut self, job: JobId) -> (&mut [u64], u64) {
+        let (j, nodes) = (job.idx(), self.nodes.len());
+        let end = (j / 64 + 1) * nodes;
+        if self.local_jobs.len() < end {
+            self.local_jobs.resize(end, 0);
+        }
+        (&mut self.local_jobs[end - nodes..end], 1 << (j % 64))
     }
 
     fn set_local(&mut self, job: JobId, n: NodeId) {
-        let j = job.idx();
-        let b = &mut self.local_jobs[n.idx()];
-        if b.len() <= j / 64 {
-            b.resize(j / 64 + 1, 0);
-        }
-        b[j / 64] |= 1 << (j % 64);
+        let (words, bit) = self.local_words(job);
+        words[n.idx()] |= bit;
     }
 
     fn set_local_everywhere(&mut self, job: JobId) {
-        for n in 0..self.local_jobs.len() {
-            self.set_local(job, NodeId(n as u32));
+        let (words, bit) = self.local_words(job);
+        for w in words {
+            *w |= bit;
         }
     }
 
@@ -436,7 +478,7 @@ impl ClusterState {
 
     /// Running attempts of `job`, in launch order.
     pub fn running_attempts_of(&self, job: JobId) -> impl Iterator<Item = &Attempt> {
-        let mut ids: Vec<AttemptId> = self.jobs[job.idx()].running.iter().copied().collect();
+        let mut ids: Vec<AttemptId> = self.jobs[job.idx()].running_attempt_ids().collect();
         ids.sort_unstable();
         ids.into_iter().filter_map(|a| self.attempts.get(&a))
     }
@@ -485,9 +527,20 @@ impl ClusterState {
                 ..Default::default()
             })
             .collect();
-        let n_nodes = cluster.nodes.len();
+        let caps = cluster
+            .nodes
+            .iter()
+            .map(|n| Caps {
+                map: n.map_slots(),
+                reduce: n.reduce_slots(),
+                total: n.total_slots(),
+                max_reducers: n.max_reducers,
+                unified: n.is_unified(),
+            })
+            .collect();
         let mut st = ClusterState {
             now: Time::ZERO,
+            caps,
             blocks: BlockMap::default(),
             nodes,
             jobs: Vec::new(),
@@ -503,12 +556,13 @@ impl ClusterState {
             launches: 0,
             copy_compute_splitting: false,
             local_jobs: Vec::new(),
+            rider_pos: FxHashMap::default(),
+            index_pairs: (Vec::new(), Vec::new()),
             last_found: Cell::new(None),
             cluster,
         };
-        st.local_jobs = vec![Vec::new(); n_nodes];
         st.usage.available = (0..st.nodes.len())
-            .map(|i| st.node_available(NodeId(i as u32)))
+            .map(|i| st.node_usage(NodeId(i as u32)).1)
             .sum();
         st
     }
@@ -527,29 +581,48 @@ impl ClusterState {
 
     /// Move the events recorded since the last call into `buf` (which must
     /// be empty), reusing both buffers' memory.
+    #[inline]
     pub fn swap_events(&mut self, buf: &mut Vec<StateEvent>) {
         debug_assert!(buf.is_empty());
         std::mem::swap(&mut self.events, buf);
     }
 
     /// True when events wait to be drained.
+    #[inline]
     pub fn has_events(&self) -> bool {
         !self.events.is_empty()
     }
 
     /// Reduce attempts that entered their compute phase since the last call
     /// (the driver times their end).
+    #[inline]
     pub fn take_compute_started(&mut self) -> Vec<AttemptId> {
         std::mem::take(&mut self.compute_started)
     }
 
+    /// True when reduce attempts entered their compute phase since the last
+    /// [`ClusterState::take_compute_started`].
+    #[inline]
+    pub fn has_compute_started(&self) -> bool {
+        !self.compute_started.is_empty()
+    }
+
+    /// True when release times wait to be taken
+    /// ([`ClusterState::take_wakeups`]).
+    #[inline]
+    pub fn has_wakeups(&self) -> bool {
+        !self.wakeups.is_empty()
+    }
+
     /// `(time, job)` pairs at which explicit-time reduces must be released
     /// with [`ClusterState::release_reduces`] (map-to-reduce delays).
+    #[inline]
     pub fn take_wakeups(&mut self) -> Vec<(Time, JobId)> {
         std::mem::take(&mut self.wakeups)
     }
 
     /// Advance the clock (never backwards), integrating slot use.
+    #[inline]
     pub fn advance_to(&mut self, t: Time) {
         if t <= self.now {
             return;
@@ -569,12 +642,12 @@ impl ClusterState {
     }
 
     /// A job arrives. It waits in `Submitted` until admitted or rejected.
-    pub fn submit(&mut self, spec: JobSpec) -> JobId {
+    pub fn submit(&mut self, spec: impl Into<Arc<JobSpec>>) -> JobId {
         if self.usage.since.is_none() {
             self.usage.since = Some(self.now);
         }
         let id = JobId(self.jobs.len() as u32);
-        self.jobs.push(Job::new(id, spec, self.now));
+        self.jobs.push(Job::new(id, spec.into(), self.now));
         self.events.push(StateEvent::JobSubmitted(id));
         id
     }
@@ -587,10 +660,6 @@ impl ClusterState {
             return Err(StateError(format!("{j} is not awaiting admission")));
         }
         job.status = JobStatus::Running;
-        // Room for the most attempts the job can run at once, up to a bound,
-        // so the set does not rehash while the job ramps up.
-        let cap = (job.maps.len() + job.reduces.len()).min(4096);
-        job.running.reserve(cap);
         job.decided = Some(now);
         let maps = job.maps.len() as u32;
         let reduces = job.reduces.len() as u32;
@@ -684,14 +753,14 @@ impl ClusterState {
         self.launches += 1;
         let now = self.now;
         let riders = match l {
-            Launch::Map { riders, .. } => riders.clone(),
-            Launch::Reduce { .. } => Vec::new(),
+            Launch::Map { riders, .. } if !riders.is_empty() => riders.clone(),
+            _ => Vec::new(),
         };
         let explicit_reduce = kind == TaskKind::Reduce
             && self.jobs[job.idx()].spec.reduces[task as usize]
                 .time
                 .is_some();
-        let attempt = Attempt {
+        let mut attempt = Attempt {
             id,
             kind,
             job,
@@ -708,23 +777,31 @@ impl ClusterState {
                 ReducePhase::Copying
             },
             compute_start: None,
+            run_pos: 0,
         };
         let riders: &[(JobId, u32)] = match l {
             Launch::Map { riders, .. } => riders,
             Launch::Reduce { .. } => &[],
         };
-        for (rj, rt) in std::iter::once((job, task)).chain(riders.iter().copied()) {
+        for (k, (rj, rt)) in std::iter::once((job, task))
+            .chain(riders.iter().copied())
+            .enumerate()
+        {
             let jm = &mut self.jobs[rj.idx()];
             if jm.first_launch.is_none() {
                 jm.first_launch = Some(now);
             }
-            jm.running.insert(id);
+            let pos = jm.add_running(id, k as u32);
+            if k == 0 {
+                attempt.run_pos = pos;
+            } else {
+                self.rider_pos.insert((id, k as u32), pos);
+            }
             let (t, counts) = match kind {
                 TaskKind::Map => (&mut jm.maps[rt as usize], &mut jm.map_counts),
                 TaskKind::Reduce => (&mut jm.reduces[rt as usize], &mut jm.reduce_counts),
             };
             t.status = TaskStatus::Running;
-            t.attempt = Some(id);
             t.attempts = t.attempts.saturating_add(1);
             t.node = Some(node);
             counts.pending -= 1;
@@ -770,7 +847,6 @@ impl ClusterState {
             };
             let task = &mut jm.maps[t.index as usize];
             task.status = TaskStatus::Done;
-            task.attempt = None;
             task.node = Some(node);
             task.start = start;
             task.finish = now;
@@ -818,7 +894,6 @@ impl ClusterState {
         let jm = &mut self.jobs[att.job.idx()];
         let task = &mut jm.reduces[att.task as usize];
         task.status = TaskStatus::Done;
-        task.attempt = None;
         task.node = Some(node);
         task.start = start;
         task.finish = now;
@@ -1029,6 +1104,19 @@ impl ClusterState {
 // ---------------------------------------------------------------------------
 // Internals.
 // ---------------------------------------------------------------------------
+/// A copy of `att` (for [`StateEvent::AttemptEnded`]) that copies no rider
+/// list when there is none.
+fn snapshot(att: &Attempt) -> Attempt {
+    Attempt {
+        riders: if att.riders.is_empty() {
+            Vec::new()
+        } else {
+            att.riders.clone()
+        },
+        ..*att
+    }
+}
+
 fn not_running(a: AttemptId) -> StateError {
     StateError(format!("{a} is not running"))
 }
@@ -1048,39 +1136,35 @@ impl ClusterState {
         }
     }
 
-    fn node_busy(&self, n: NodeId) -> u64 {
+    /// Busy slots (running attempts, each kind capped by its slots) and
+    /// available slots (alive, minus other workloads) of node `n`.
+    #[inline]
+    fn node_usage(&self, n: NodeId) -> (u64, u64) {
         let s = &self.nodes[n.idx()];
         if !s.alive {
-            return 0;
+            return (0, 0);
         }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            (s.running_maps + s.running_reduces) as u64
+        let c = &self.caps[n.idx()];
+        if c.unified {
+            (
+                (s.running_maps + s.running_reduces) as u64,
+                c.total.saturating_sub(s.taken_map) as u64,
+            )
         } else {
-            (s.running_maps.min(node.map_slots()) + s.running_reduces.min(node.reduce_slots()))
-                as u64
-        }
-    }
-
-    fn node_available(&self, n: NodeId) -> u64 {
-        let s = &self.nodes[n.idx()];
-        if !s.alive {
-            return 0;
-        }
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
-            node.total_slots().saturating_sub(s.taken_map) as u64
-        } else {
-            (node.map_slots().saturating_sub(s.taken_map)
-                + node.reduce_slots().saturating_sub(s.taken_reduce)) as u64
+            let (m, r) = (c.map, c.reduce);
+            (
+                (s.running_maps.min(m) + s.running_reduces.min(r)) as u64,
+                (m.saturating_sub(s.taken_map) + r.saturating_sub(s.taken_reduce)) as u64,
+            )
         }
     }
 
     /// Apply `f` to node `n`, keeping the utilisation totals right.
+    #[inline]
     fn change_node(&mut self, n: NodeId, f: impl FnOnce(&mut NodeState)) {
-        let (b0, a0) = (self.node_busy(n), self.node_available(n));
+        let (b0, a0) = self.node_usage(n);
         f(&mut self.nodes[n.idx()]);
-        let (b1, a1) = (self.node_busy(n), self.node_available(n));
+        let (b1, a1) = self.node_usage(n);
         self.usage.busy = self.usage.busy + b1 - b0;
         self.usage.available = self.usage.available + a1 - a0;
     }
@@ -1098,7 +1182,12 @@ impl ClusterState {
         if alive {
             self.change_node(node, |s| {
                 if let Some(p) = s.attempts.iter().position(|x| *x == a) {
-                    s.attempts.remove(p);
+                    // A handful of ids: shifting them one by one beats a
+                    // call to memmove.
+                    for i in p + 1..s.attempts.len() {
+                        s.attempts.swap(i - 1, i);
+                    }
+                    s.attempts.pop();
                 }
                 match kind {
                     TaskKind::Map => s.running_maps -= 1,
@@ -1117,13 +1206,32 @@ impl ClusterState {
                 }
             });
         }
-        for t in att.tasks() {
-            self.jobs[t.job.idx()].running.remove(&a);
+        for (k, t) in att.tasks().enumerate() {
+            let pos = match k {
+                0 => att.run_pos,
+                k => self
+                    .rider_pos
+                    .remove(&(a, k as u32))
+                    .expect("riders' positions are kept"),
+            };
+            // The entry moved into the hole learns where it is now.
+            if let Some(moved) = self.jobs[t.job.idx()].remove_running(a, pos) {
+                match moved.served {
+                    0 => {
+                        if let Some(m) = self.attempts.get_mut(&moved.attempt) {
+                            m.run_pos = pos;
+                        }
+                    }
+                    r => {
+                        self.rider_pos.insert((moved.attempt, r), pos);
+                    }
+                }
+            }
         }
         if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
             self.admit_compute(node);
         }
-        self.events.push(StateEvent::AttemptEnded(att.clone()));
+        self.events.push(StateEvent::AttemptEnded(snapshot(&att)));
         att
     }
 
@@ -1141,7 +1249,6 @@ impl ClusterState {
             return;
         }
         task.status = TaskStatus::Pending;
-        task.attempt = None;
         counts.running -= 1;
         counts.pending += 1;
         match kind {
@@ -1160,10 +1267,24 @@ impl ClusterState {
 
     /// Build job `j`'s locality index at admission.
     fn build_index(&mut self, j: JobId) {
+        // The pair buffers are kept between admissions: a job of a few
+        // thousand maps would otherwise grow two vectors step by step.
+        let (mut by_node, mut by_rack) = std::mem::take(&mut self.index_pairs);
+        by_node.clear();
+        by_rack.clear();
         let jm = &self.jobs[j.idx()];
-        let (mut by_node, mut by_rack) = (Vec::new(), Vec::new());
-        let (mut any, mut nodata) = (Vec::new(), Vec::new());
-        for (t, m) in jm.spec.maps.iter().enumerate() {
+        let maps = &jm.spec.maps;
+        let with_data = maps.iter().filter(|m| m.block.is_some()).count();
+        let (mut any, mut nodata) = (
+            Vec::with_capacity(with_data),
+            Vec::with_capacity(maps.len() - with_data),
+        );
+        by_node.reserve(with_data * 3);
+        by_rack.reserve(with_data * 2);
+        let cluster = &self.cluster;
+        // Tasks are visited last first, so `any` and `nodata` come out with
+        // the lowest task on top.
+        for (t, m) in maps.iter().enumerate().rev() {
             let t = t as u32;
             match m.block {
                 Some(b) => {
@@ -1171,8 +1292,8 @@ impl ClusterState {
                     for (i, &n) in reps.iter().enumerate() {
                         by_node.push((n.0, t));
                         // Replicas 2 and 3 usually share a rack: list the task once per rack.
-                        let r = self.cluster.rack_of(n);
-                        if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
+                        let r = cluster.rack_of(n);
+                        if !reps[..i].iter().any(|x| cluster.rack_of(*x) == r) {
                             by_rack.push((r.0, t));
                         }
                     }
@@ -1181,11 +1302,9 @@ impl ClusterState {
                 None => nodata.push(t),
             }
         }
-        any.reverse();
-        nodata.reverse();
         let mut idx = jm.index.borrow_mut();
-        idx.nodes = crate::index::Rows::build(self.cluster.nodes.len(), &by_node);
-        idx.racks = crate::index::Rows::build(self.cluster.racks.len(), &by_rack);
+        idx.nodes = crate::index::Rows::build(cluster.nodes.len(), &by_node);
+        idx.racks = crate::index::Rows::build(cluster.racks.len(), &by_rack);
         idx.any = any;
         idx.nodata = nodata;
         idx.reduces = (0..jm.reduces.len() as u32).rev().collect();
@@ -1194,9 +1313,11 @@ impl ClusterState {
         if has_nodata {
             self.set_local_everywhere(j);
         }
-        for (n, _) in by_node {
-            self.set_local(j, NodeId(n));
+        let (words, bit) = self.local_words(j);
+        for &(n, _) in &by_node {
+            words[n as usize] |= bit;
         }
+        self.index_pairs = (by_node, by_rack);
     }
 
     /// Map `t` of `j` is pending again: push it on its locality stacks.
@@ -1311,13 +1432,11 @@ impl ClusterState {
         if self.jobs[j.idx()].status != JobStatus::Running {
             return;
         }
-        let (w, bit) = (j.idx() / 64, 1u64 << (j.idx() % 64));
-        for b in &mut self.local_jobs {
-            if let Some(x) = b.get_mut(w) {
-                *x &= !bit;
-            }
+        let (words, bit) = self.local_words(j);
+        for w in words {
+            *w &= !bit;
         }
-        let mut running: Vec<AttemptId> = self.jobs[j.idx()].running.iter().copied().collect();
+        let mut running: Vec<AttemptId> = self.jobs[j.idx()].running_attempt_ids().collect();
         running.sort_unstable();
         for a in running {
             if let Some(kind) = self.attempts.get(&a).map(|x| x.kind) {
@@ -1387,14 +1506,12 @@ impl ClusterState {
             return;
         }
         // Reduces that have not finished copying still need every output.
-        let still_needed = jm.reduces.iter().any(|r| match r.status {
-            TaskStatus::Pending => true,
-            TaskStatus::Running => r
-                .attempt
-                .and_then(|a| self.attempts.get(&a))
-                .is_some_and(|a| a.phase == ReducePhase::Copying),
-            TaskStatus::Done => false,
-        });
+        let still_needed = jm.reduce_counts.pending > 0
+            || jm.running.iter().any(|e| {
+                self.attempts
+                    .get(&e.attempt)
+                    .is_some_and(|a| a.kind == TaskKind::Reduce && a.phase == ReducePhase::Copying)
+            });
         if !still_needed {
             return;
         }

@@ -30,8 +30,8 @@ pub(crate) struct Rows {
 }
 
 impl Rows {
-    /// Build from `(key, task)` pairs; `keys` is the number of keys. Within a
-    /// key, tasks come out lowest first.
+    /// Build from `(key, task)` pairs in decreasing task order; `keys` is
+    /// the number of keys. Within a key, tasks come out lowest first.
     pub(crate) fn build(keys: usize, pairs: &[(u32, u32)]) -> Rows {
         if pairs.is_empty() {
             return Rows::default();
@@ -48,9 +48,9 @@ impl Rows {
         let start = count;
         let mut fill: Vec<u32> = start[..keys].to_vec();
         let mut data = vec![0u32; pairs.len()];
-        // Pairs arrive in increasing task order; fill each row backwards
-        // so its top holds the lowest task.
-        for &(k, t) in pairs.iter().rev() {
+        // Pairs arrive in decreasing task order, so each row fills up to
+        // the lowest task on its top.
+        for &(k, t) in pairs {
             let k = k as usize;
             data[fill[k] as usize] = t;
             fill[k] += 1;
@@ -155,7 +155,7 @@ mod tests {
     #[test]
     fn rows_serve_lowest_first_and_skip_stale() {
         // Tasks 0..4; task t on keys t % 2 and 2.
-        let pairs: Vec<(u32, u32)> = (0..4).flat_map(|t| [(t % 2, t), (2, t)]).collect();
+        let pairs: Vec<(u32, u32)> = (0..4).rev().flat_map(|t| [(t % 2, t), (2, t)]).collect();
         let mut r = Rows::build(3, &pairs);
         let all = |_| true;
         assert_eq!(r.top_pending(0, all), Some(0));

@@ -2,9 +2,9 @@
 
 use crate::index::LocalityIndex;
 use mrsched_model::{AttemptId, DatasetId, JobId, JobSpec, Locality, NodeId, Time};
-use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 /// Where a job is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,8 +48,6 @@ pub enum TaskStatus {
 pub struct Task {
     /// Status.
     pub status: TaskStatus,
-    /// The running attempt.
-    pub attempt: Option<AttemptId>,
     /// Attempts launched so far.
     pub attempts: u16,
     /// Attempts that failed.
@@ -70,7 +68,6 @@ impl Task {
     fn new() -> Task {
         Task {
             status: TaskStatus::Pending,
-            attempt: None,
             attempts: 0,
             failures: 0,
             node: None,
@@ -121,13 +118,22 @@ impl TaskStats {
     }
 }
 
+/// One running attempt in a job's running list: the attempt, and which of
+/// its tasks is this job's (0: the driving task, `k + 1`: rider `k`). The
+/// driving task's position is kept in the attempt, riders' in the state.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct RunEntry {
+    pub(crate) attempt: AttemptId,
+    pub(crate) served: u32,
+}
+
 /// A job in the cluster state.
 #[derive(Debug)]
 pub struct Job {
     /// Its id (submission order).
     pub id: JobId,
-    /// What was submitted.
-    pub spec: JobSpec,
+    /// What was submitted (shared with the workload it came from).
+    pub spec: Arc<JobSpec>,
     /// Status.
     pub status: JobStatus,
     /// Why it was rejected, failed or killed.
@@ -162,8 +168,10 @@ pub struct Job {
     pub failed_attempts: u32,
     /// Attempts killed.
     pub killed_attempts: u32,
-    /// Running attempts (any order; sort by id for launch order).
-    pub running: FxHashSet<AttemptId>,
+    /// Running attempts (any order; sort by id for launch order). Each
+    /// attempt knows where its entry is, so removal is a swap, with no
+    /// hashing.
+    pub(crate) running: Vec<RunEntry>,
     /// First map index of each input dataset.
     pub(crate) dataset_offsets: Vec<(DatasetId, u32)>,
     /// Pending-task lookups (interior mutability: lookups drop stale
@@ -172,7 +180,7 @@ pub struct Job {
 }
 
 impl Job {
-    pub(crate) fn new(id: JobId, spec: JobSpec, submitted: Time) -> Job {
+    pub(crate) fn new(id: JobId, spec: Arc<JobSpec>, submitted: Time) -> Job {
         let maps = (0..spec.maps.len()).map(|_| Task::new()).collect();
         let reduces = (0..spec.reduces.len()).map(|_| Task::new()).collect();
         let dataset_offsets = spec
@@ -203,7 +211,7 @@ impl Job {
             lost_work: Time::ZERO,
             failed_attempts: 0,
             killed_attempts: 0,
-            running: FxHashSet::default(),
+            running: Vec::new(),
             dataset_offsets,
             index: RefCell::new(LocalityIndex::default()),
             spec,
@@ -261,6 +269,31 @@ impl Job {
                     .get(*t as usize)
                     .is_some_and(|m| m.block == want)
             })
+    }
+
+    /// Ids of the running attempts (any order).
+    pub fn running_attempt_ids(&self) -> impl Iterator<Item = AttemptId> + '_ {
+        self.running.iter().map(|e| e.attempt)
+    }
+
+    /// List `attempt` as running here, serving task `served` of it (see
+    /// [`RunEntry`]); returns the entry's position.
+    pub(crate) fn add_running(&mut self, attempt: AttemptId, served: u32) -> u32 {
+        self.running.push(RunEntry { attempt, served });
+        self.running.len() as u32 - 1
+    }
+
+    /// Remove `attempt`'s entry at `pos`. The last entry takes its place
+    /// and is returned: its attempt must learn its new position.
+    pub(crate) fn remove_running(&mut self, attempt: AttemptId, pos: u32) -> Option<RunEntry> {
+        let pos = pos as usize;
+        let listed = self.running.get(pos).is_some_and(|e| e.attempt == attempt);
+        debug_assert!(listed, "{attempt} is not listed as running");
+        if !listed {
+            return None;
+        }
+        self.running.swap_remove(pos);
+        self.running.get(pos).copied()
     }
 
     /// Response time so far or in total.

@@ -2,6 +2,7 @@
 
 use mrsched_model::workload::CostParams;
 use mrsched_model::{BlockRef, Dataset, DatasetId, JobSpec, MapSpec, ReduceSpec, Time, Workload};
+use std::sync::Arc;
 
 /// Accumulates datasets and jobs.
 #[derive(Default)]
@@ -65,8 +66,7 @@ impl WorkloadBuilder {
         }
         j.reduces = vec![ReduceSpec { time: None }; reduces];
         j.cost = cost;
-        self.w.jobs.push(j);
-        self.w.jobs.last_mut().expect("just pushed")
+        self.push(j)
     }
 
     /// A job with explicit task times and no input data.
@@ -78,10 +78,13 @@ impl WorkloadBuilder {
         reduces: &[f64],
         weight: f64,
     ) -> &mut JobSpec {
-        self.w
-            .jobs
-            .push(JobSpec::explicit(&name, arrival, maps, reduces, weight));
-        self.w.jobs.last_mut().expect("just pushed")
+        self.push(JobSpec::explicit(&name, arrival, maps, reduces, weight))
+    }
+
+    /// Add `j` and lend it back for further settings (it is not shared yet).
+    fn push(&mut self, j: JobSpec) -> &mut JobSpec {
+        self.w.jobs.push(Arc::new(j));
+        Arc::make_mut(self.w.jobs.last_mut().expect("just pushed"))
     }
 
     /// The workload built so far.

@@ -21,8 +21,9 @@ use super::metric::JobTerms;
 use super::problem::PlanJob;
 use super::subjobs::{Decomposer, Need};
 use mrsched_model::cost;
-use mrsched_model::{Cluster, JobId, JobSpec, Locality, Node};
+use mrsched_model::{Cluster, JobId, JobSpec, Locality, Node, Time};
 use mrsched_state::{ClusterState, TaskStatus};
+use rustc_hash::FxHashMap;
 
 /// What the allocation layer keeps about a job (computed at admission).
 #[derive(Clone, Debug)]
@@ -98,6 +99,16 @@ impl ClusterView<'_> {
         let overhead = st.cluster().task_overhead.as_secs_f64();
         let mut needs: Vec<Need> = Vec::new();
         let mut readers: Vec<(u32, u32)> = Vec::new();
+        // Start of the attempt running each planned job's running maps
+        // (driving or riding).
+        let mut started: FxHashMap<(JobId, u32), Time> = FxHashMap::default();
+        for &j in self.jobs {
+            for a in st.running_attempts_of(j) {
+                for t in a.tasks().filter(|t| t.job == j) {
+                    started.insert((j, t.index), a.start);
+                }
+            }
+        }
         let mut atom = 0u32;
         for d in 0..st.blocks().len() {
             let dataset = mrsched_model::DatasetId(d as u32);
@@ -142,9 +153,9 @@ impl ClusterView<'_> {
                     if task.status == TaskStatus::Running {
                         // Part of the block is already read: the running
                         // attempt's elapsed share of the work is done.
-                        if let Some(a) = task.attempt.and_then(|a| st.attempt(a)) {
+                        if let Some(&start) = started.get(&(job.id, t)) {
                             let expected = overhead + scan + compute;
-                            let done = (now - a.start).as_secs_f64() / expected.max(1e-9);
+                            let done = (now - start).as_secs_f64() / expected.max(1e-9);
                             left = left.min((1.0 - done).clamp(0.05, 1.0));
                         }
                     }

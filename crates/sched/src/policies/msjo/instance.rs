@@ -8,6 +8,7 @@
 
 use mrsched_model::{Cluster, JobId, JobSpec, NodeId, TaskKind, Time, Workload};
 use mrsched_state::{ClusterState, JobStatus, TaskStatus};
+use std::sync::Arc;
 
 /// One task.
 #[derive(Clone, Debug, PartialEq)]
@@ -154,7 +155,7 @@ impl Instance {
     }
 
     /// [`Instance::from_workload`] for a job list.
-    pub fn from_jobs(jobs: &[JobSpec], cluster: &Cluster) -> Option<Instance> {
+    pub fn from_jobs(jobs: &[Arc<JobSpec>], cluster: &Cluster) -> Option<Instance> {
         let mut inst = Instance::new(machines_of(cluster).len());
         for (i, spec) in jobs.iter().enumerate() {
             let maps: Option<Vec<f64>> = spec.maps.iter().map(|m| ptime(cluster, m.time)).collect();
@@ -241,6 +242,14 @@ impl Instance {
                 reduce_ready: 0.0,
                 done_at_least: 0.0,
             };
+            // Start of the running attempt of each running task.
+            let mut started = [vec![None; job.maps.len()], vec![None; job.reduces.len()]];
+            for a in st.running_attempts_of(jid) {
+                for t in a.tasks().filter(|t| t.job == jid) {
+                    let k = usize::from(t.kind == TaskKind::Reduce);
+                    started[k][t.index as usize] = Some(a.start.as_secs_f64());
+                }
+            }
             for (i, t) in job.maps.iter().enumerate() {
                 let p = times(jid, TaskKind::Map, i as u32)?;
                 let d = spec.shuffle_delay_factor * p;
@@ -252,10 +261,7 @@ impl Instance {
                         ij.done_at_least = ij.done_at_least.max(t.finish.as_secs_f64());
                     }
                     TaskStatus::Running => {
-                        let start = t
-                            .attempt
-                            .and_then(|a| st.attempt(a))
-                            .map_or(now, |a| a.start.as_secs_f64());
+                        let start = started[0][i].unwrap_or(now);
                         let end = (start + p).max(now);
                         ij.reduce_ready = ij.reduce_ready.max(end + d);
                         ij.done_at_least = ij.done_at_least.max(end);
@@ -281,10 +287,7 @@ impl Instance {
                         ij.done_at_least = ij.done_at_least.max(t.finish.as_secs_f64());
                     }
                     TaskStatus::Running => {
-                        let start = t
-                            .attempt
-                            .and_then(|a| st.attempt(a))
-                            .map_or(now, |a| a.start.as_secs_f64());
+                        let start = started[1][i].unwrap_or(now);
                         ij.done_at_least = ij.done_at_least.max((start + p).max(now));
                     }
                     TaskStatus::Pending => {

@@ -13,6 +13,7 @@ use mrsched_model::{Cluster, InputErrors, JobId, JobSpec, NodeId, TaskKind, Time
 use mrsched_state::{ClusterState, Launch, StateEvent};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Options of the `msjo` policy (its `[msjo]` table).
 #[derive(Deserialize, Clone, Debug)]
@@ -154,7 +155,7 @@ impl Msjo {
         Some((p * (1.0 + e * (2.0 * u - 1.0))).max(0.01 * p))
     }
 
-    fn noisy_instance(&self, cluster: &Cluster, jobs: &[JobSpec]) -> Option<Instance> {
+    fn noisy_instance(&self, cluster: &Cluster, jobs: &[Arc<JobSpec>]) -> Option<Instance> {
         let mut inst = Instance::from_jobs(jobs, cluster)?;
         for t in inst.tasks.iter_mut() {
             let job = inst.jobs[t.job].id;
@@ -238,7 +239,7 @@ impl Scheduler for Msjo {
         self.opts.algorithm.name().to_lowercase()
     }
 
-    fn on_announce(&mut self, st: &ClusterState, jobs: &[JobSpec]) {
+    fn on_announce(&mut self, st: &ClusterState, jobs: &[Arc<JobSpec>]) {
         if self.opts.batch_interval_s.is_some() {
             return;
         }
