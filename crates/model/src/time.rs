@@ -154,7 +154,8 @@ mod tests {
             2.5e-6,
             0.4999999e-6,
             1e-7,
-            4503599627.3704955,
+            // The float just below 2^52 µs (where s * 1e6 stops having a fraction).
+            f64::from_bits(4503599627.370496f64.to_bits() - 1),
             4503599627.370496,
             9.1e9,
         ];
