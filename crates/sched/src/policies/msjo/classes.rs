@@ -20,6 +20,7 @@
 //! test "no PGC of pi violated" is therefore the same on tasks and classes.
 
 use super::instance::Instance;
+use super::lp::Var;
 use rustc_hash::FxHashMap;
 
 /// The classes of an instance.
@@ -82,14 +83,21 @@ impl Classes {
 
     /// The distinct classes of `tasks`, in order of first appearance.
     pub fn of(&self, tasks: &[usize]) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
-        for &t in tasks {
-            let c = self.of_task[t];
-            if !out.contains(&c) {
-                out.push(c);
-            }
-        }
-        out
+        let mut seen = rustc_hash::FxHashSet::default();
+        tasks
+            .iter()
+            .map(|&t| self.of_task[t])
+            .filter(|&c| seen.insert(c))
+            .collect()
+    }
+
+    /// The terms of a prefix cut over a class order: each class's variable
+    /// with coefficient (class size x p).
+    pub fn cut_terms(&self, inst: &Instance, order: &[usize], vars: &[Var]) -> Vec<(Var, f64)> {
+        order
+            .iter()
+            .map(|&k| (vars[k], self.size(k) * inst.tasks[self.rep(k)].p))
+            .collect()
     }
 
     /// `classes` sorted by `key` of their representative, ties by map

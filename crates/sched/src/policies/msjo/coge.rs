@@ -222,10 +222,7 @@ pub fn coge(inst: &Instance, opts: &CogeOptions) -> Result<Relaxation, LpError> 
         {
             return Ok(out);
         }
-        let terms: Vec<(Var, f64)> = order
-            .iter()
-            .map(|&k| (m.s[k], cls.size(k) * inst.tasks[cls.rep(k)].p))
-            .collect();
+        let terms = cls.cut_terms(inst, &order, &m.s);
         pool.add(m.lp.as_mut(), &terms, &viol);
         out.cuts += viol.len();
     }

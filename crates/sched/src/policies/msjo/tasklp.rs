@@ -250,10 +250,7 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
             return Ok(out);
         }
         for (order, viol) in &found {
-            let terms: Vec<(Var, f64)> = order
-                .iter()
-                .map(|&k| (c[k], cls.size(k) * inst.tasks[cls.rep(k)].p))
-                .collect();
+            let terms = cls.cut_terms(inst, order, &c);
             pool.add(lp.as_mut(), &terms, viol);
             out.cuts += viol.len();
         }
