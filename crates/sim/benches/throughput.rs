@@ -9,11 +9,12 @@
 //! reads the trace from `../shared/data/swim/` when it is there (it is not
 //! part of the repository) and is skipped otherwise.
 //!
-//! Measured (2-core machine, another build running; fastest of divan's
-//! three samples, three invocations): FB-2009 day 0.48-0.49 s (met);
-//! synthetic 1M tasks 0.43-0.47 s = 4.1-4.5 M task events/s (target 5 M
-//! not met with the default release profile; about 5.0-5.3 M with fat LTO
-//! and one codegen unit). See docs/architecture.md, Performance.
+//! Measured (default release profile, otherwise idle 2-core machine;
+//! fastest of divan's three samples, three invocations): FB-2009 day
+//! 0.323-0.325 s (met); synthetic 1M tasks 0.263-0.264 s = 7.4 M task
+//! events/s (met). With a cargo build running on the other core the same
+//! code measured 0.43-0.47 s (4.1-4.5 M). See docs/architecture.md,
+//! Performance.
 //!
 //! Run: `cargo bench -p mrsched-sim --bench throughput`.
 
