@@ -89,11 +89,52 @@ pub fn line_chart_legend(
     legend: LegendAt,
     headroom: f64,
 ) -> Result<(), PlotError> {
+    draw_lines(path, title, x_label, y_label, series, &[], legend, headroom)
+}
+
+/// A line chart of means with the spread around each point: `spread[i]`
+/// holds `(x, low, high)` bars for `series[i]` (e.g. min and max over
+/// seeds), drawn as vertical bars in the series' colour.
+pub fn line_chart_spread(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    spread: &[Vec<(f64, f64, f64)>],
+) -> Result<(), PlotError> {
+    draw_lines(
+        path,
+        title,
+        x_label,
+        y_label,
+        series,
+        spread,
+        LegendAt::LowerRight,
+        1.05,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_lines(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    spread: &[Vec<(f64, f64, f64)>],
+    legend: LegendAt,
+    headroom: f64,
+) -> Result<(), PlotError> {
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let pts = series.iter().flat_map(|s| s.points.iter());
+    let pts = series.iter().flat_map(|s| s.points.iter().copied());
+    let bars = spread
+        .iter()
+        .flatten()
+        .flat_map(|&(x, lo, hi)| [(x, lo), (x, hi)]);
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in pts {
+    for (x, y) in pts.chain(bars) {
         x0 = x0.min(x);
         x1 = x1.max(x);
         y0 = y0.min(y);
@@ -129,6 +170,16 @@ pub fn line_chart_legend(
             .map_err(err)?
             .label(s.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        if let Some(bars) = spread.get(i) {
+            // Bars of neighbouring series at one x are nudged apart so that
+            // they do not hide each other.
+            let nudge = (x1 - x0) * 0.004 * (i as f64 - (series.len() as f64 - 1.0) / 2.0);
+            chart
+                .draw_series(bars.iter().map(|&(x, lo, hi)| {
+                    PathElement::new(vec![(x + nudge, lo), (x + nudge, hi)], c.stroke_width(1))
+                }))
+                .map_err(err)?;
+        }
     }
     chart
         .configure_series_labels()
@@ -293,4 +344,51 @@ pub fn bar_chart(
         .map_err(err)?;
     root.present().map_err(err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn svg(name: &str, spread: &[Vec<(f64, f64, f64)>]) -> String {
+        let path =
+            std::env::temp_dir().join(format!("mrsched-plot-{}-{name}.svg", std::process::id()));
+        let series = vec![
+            Series {
+                label: "a".into(),
+                points: vec![(1.0, 1.0), (2.0, 1.5)],
+            },
+            Series {
+                label: "b".into(),
+                points: vec![(1.0, 2.0), (2.0, 2.5)],
+            },
+        ];
+        line_chart_spread(&path, "t", "x", "y", &series, spread).expect("written");
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let _ = std::fs::remove_file(&path);
+        text
+    }
+
+    #[test]
+    fn spread_bars_are_drawn_and_fit_the_axis() {
+        let plain = svg("plain", &[]);
+        let bars = vec![
+            vec![(1.0, 0.8, 1.2), (2.0, 1.4, 1.6)],
+            vec![(1.0, 1.9, 7.0)],
+        ];
+        let with = svg("spread", &bars);
+        // Bars are 1-pixel lines in their series' colour.
+        let bars_of = |s: &str, c: &str| {
+            s.matches(&format!("stroke=\"{c}\" stroke-width=\"1\""))
+                .count()
+        };
+        assert_eq!(bars_of(&with, "#1F77B4"), 2, "series a: two bars");
+        assert_eq!(bars_of(&with, "#FF7F0E"), 1, "series b: one bar");
+        assert_eq!(bars_of(&plain, "#1F77B4") + bars_of(&plain, "#FF7F0E"), 0);
+        // The axis grows to the highest bar (7.0), beyond every mean.
+        // Tick labels are the text lines of the SVG.
+        let ticks = |s: &str| s.lines().any(|l| l.trim() == "7.0");
+        assert!(ticks(&with), "y axis reaches 7");
+        assert!(!ticks(&plain), "without bars it stops near 2.5");
+    }
 }
