@@ -19,7 +19,7 @@
 //! base case through the full simulator (the `scan-100` cluster, 10-second
 //! blocks, the `flex` policy as a `Scheduler`) and reports both.
 
-use crate::common::{figure_path, md_table, write_markdown};
+use crate::common::{figure_path, md_table, par_map, write_markdown};
 use crate::{err, progress, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart_legend, LegendAt, Series};
 use mrsched_model::{Format, Source};
@@ -30,8 +30,6 @@ use mrsched_sched::SchedulerConfig;
 use mrsched_sim::{simulate, SimOptions};
 use mrsched_workload::catalog;
 use mrsched_workload::shared_scans::{draw, SharedScanDraw, SharedScanParams};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// Registry entry.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -177,46 +175,6 @@ fn fluid_sample(seed: u64, s: Setting, k: Knobs, which: &[usize]) -> Result<Samp
         }
     }
     Ok(out)
-}
-
-/// Run `f(i)` for `i < n` on a few threads, reporting progress in
-/// `[p0, p0 + span]`.
-fn par_map<T: Send>(
-    n: usize,
-    p0: f64,
-    span: f64,
-    f: impl Fn(usize) -> Result<T, ExpError> + Sync,
-) -> Result<Vec<T>, ExpError> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .clamp(1, 8)
-        .min(n.max(1));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<T, ExpError>>>> =
-        Mutex::new((0..n).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = f(i);
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
-                }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(p0 + span * d as f64 / n as f64);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .map_err(|_| ExpError("a worker thread panicked".into()))?
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(ExpError("a run did not finish".into()))))
-        .collect()
 }
 
 fn mean_sd(v: &[f64]) -> (f64, f64) {
