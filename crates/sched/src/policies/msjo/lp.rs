@@ -108,6 +108,16 @@ impl LpBackend for Microlp {
     }
 }
 
+/// Name of the solver [`default_backend`] returns ("HiGHS" or "microlp"),
+/// for reports.
+pub fn default_backend_name() -> &'static str {
+    #[cfg(feature = "highs")]
+    if std::env::var("MRSCHED_LP").map_or(true, |v| v != "microlp") {
+        return "HiGHS";
+    }
+    "microlp"
+}
+
 /// The backend every planner uses: HiGHS when built with the `highs`
 /// feature, microlp otherwise; `MRSCHED_LP=microlp` picks microlp in a
 /// HiGHS build (cross-checks).

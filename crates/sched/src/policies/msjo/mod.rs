@@ -45,18 +45,31 @@ use lp::LpError;
 use mrsched_model::{Cluster, TaskKind, Workload};
 use mrsched_state::ClusterState;
 
-/// Largest instance the lower bound is computed for: COGE with microlp
-/// takes about 5 s at 1,000 tasks and a minute at 1,500 (docs/policies/msjo.md).
+/// Largest instance the lower bound is computed for with microlp: COGE
+/// takes about 1 s at 800 random-time tasks and 17 s at 1,600
+/// (docs/policies/msjo.md, Performance).
 pub const LOWER_BOUND_MAX_TASKS: usize = 1_200;
+
+/// The same limit with HiGHS: about 8.5 s at 4,000 random-time tasks.
+pub const LOWER_BOUND_MAX_TASKS_HIGHS: usize = 5_000;
+
+/// The task limit of [`lower_bound`] for the LP solver of this build.
+pub fn lower_bound_max_tasks() -> usize {
+    if lp::default_backend_name() == "HiGHS" {
+        LOWER_BOUND_MAX_TASKS_HIGHS
+    } else {
+        LOWER_BOUND_MAX_TASKS
+    }
+}
 
 /// The LP lower bound on total weighted job completion time of `workload`
 /// on `cluster` (COGE with epsilon 0.3), or `None` when a task has no
 /// explicit time or the workload has more than
-/// [`LOWER_BOUND_MAX_TASKS`] tasks. Valid for any scheduler: machines are
+/// [`lower_bound_max_tasks`] tasks. Valid for any scheduler: machines are
 /// the cluster's slots and task times their fastest-node times.
 pub fn lower_bound(workload: &Workload, cluster: &Cluster) -> Option<Result<Relaxation, LpError>> {
     let inst = Instance::from_workload(workload, cluster)?;
-    if inst.tasks.len() > LOWER_BOUND_MAX_TASKS || inst.machines == 0 {
+    if inst.tasks.len() > lower_bound_max_tasks() || inst.machines == 0 {
         return None;
     }
     Some(coge::coge(&inst, &CogeOptions::default()))
