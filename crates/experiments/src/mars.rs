@@ -200,6 +200,35 @@ fn job_bound(w: &Workload, cluster: &Cluster) -> Result<f64, ExpError> {
     )
 }
 
+/// A sweep over one workload per seed (`jobs` jobs, random scenario) whose
+/// x values change the algorithms (`algos(x index, seed)`), every point
+/// divided by the seed's offline COGE bound (Figures 14 and 17).
+fn bounded_sweep(
+    ctx: &ExpContext,
+    cluster: &Cluster,
+    jobs: usize,
+    sw: &mut Sweep,
+    algos: impl Fn(usize, u64) -> Vec<Algo> + Sync,
+) -> Result<(), ExpError> {
+    let seeds = seeds(ctx, SEEDS);
+    let bounds = par_map(seeds.len(), 0.0, 0.2, |k| {
+        job_bound(&msjo(seeds[k], &params(jobs)), cluster)
+    })?;
+    let units: Vec<(usize, usize)> = (0..seeds.len())
+        .flat_map(|k| (0..sw.xs.len()).map(move |i| (k, i)))
+        .collect();
+    let runs = par_map(units.len(), 0.2, 0.75, |u| {
+        let (k, i) = units[u];
+        let s = seeds[k];
+        let w = msjo(s, &params(jobs));
+        job_point(cluster, &w, &algos(i, s), s, Some(bounds[k]))
+    })?;
+    for (&(_, i), r) in units.iter().zip(runs) {
+        sw.push(i, r);
+    }
+    Ok(())
+}
+
 fn params(jobs: usize) -> MsjoParams {
     MsjoParams {
         jobs,
@@ -429,28 +458,9 @@ fn fig14(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let jobs = if ctx.quick { 6 } else { FIG14_JOBS };
     let labels = vec!["MarS", "MARES", "HUWF", "HJWF"];
     let mut sw = Sweep::new(errs.iter().map(|e| e * 100.0).collect(), labels);
-    let seeds = seeds(ctx, SEEDS);
-    let bounds = par_map(seeds.len(), 0.0, 0.2, |k| {
-        job_bound(&msjo(seeds[k], &params(jobs)), &cluster)
+    bounded_sweep(ctx, &cluster, jobs, &mut sw, |i, s| {
+        job_level(&format!("prediction_error = {}\nseed = {s}", errs[i]))
     })?;
-    let units: Vec<(usize, usize)> = (0..seeds.len())
-        .flat_map(|k| (0..errs.len()).map(move |i| (k, i)))
-        .collect();
-    let runs = par_map(units.len(), 0.2, 0.75, |u| {
-        let (k, i) = units[u];
-        let s = seeds[k];
-        let algos = job_level(&format!("prediction_error = {}\nseed = {s}", errs[i]));
-        job_point(
-            &cluster,
-            &msjo(s, &params(jobs)),
-            &algos,
-            s,
-            Some(bounds[k]),
-        )
-    })?;
-    for (&(_, i), r) in units.iter().zip(runs) {
-        sw.push(i, r);
-    }
     let fig = sw.plot(
         ctx,
         "mars-fig14.svg",
@@ -649,29 +659,11 @@ fn fig17(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let jobs = if ctx.quick { 6 } else { FIG17_JOBS };
     let labels = vec!["SO-MarS", "MARES", "HUWF", "HJWF"];
     let mut sw = Sweep::new(xs.clone(), labels);
-    let seeds = seeds(ctx, SEEDS);
-    let bounds = par_map(seeds.len(), 0.0, 0.2, |k| {
-        job_bound(&msjo(seeds[k], &params(jobs)), &cluster)
-    })?;
-    let units: Vec<(usize, usize)> = (0..seeds.len())
-        .flat_map(|k| (0..xs.len()).map(move |i| (k, i)))
-        .collect();
-    let runs = par_map(units.len(), 0.2, 0.75, |u| {
-        let (k, i) = units[u];
-        let s = seeds[k];
+    bounded_sweep(ctx, &cluster, jobs, &mut sw, |i, _| {
         let mut algos = job_level(&format!("batch_interval_s = {}", xs[i]));
         algos[0].label = "SO-MarS";
-        job_point(
-            &cluster,
-            &msjo(s, &params(jobs)),
-            &algos,
-            s,
-            Some(bounds[k]),
-        )
+        algos
     })?;
-    for (&(_, i), r) in units.iter().zip(runs) {
-        sw.push(i, r);
-    }
     let fig = sw.plot(
         ctx,
         "mars-fig17.svg",

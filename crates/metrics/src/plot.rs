@@ -66,15 +66,7 @@ pub fn line_chart(
     y_label: &str,
     series: &[Series],
 ) -> Result<(), PlotError> {
-    line_chart_legend(
-        path,
-        title,
-        x_label,
-        y_label,
-        series,
-        LegendAt::LowerRight,
-        1.05,
-    )
+    line_chart_spread(path, title, x_label, y_label, series, &[])
 }
 
 /// A line chart of several series with the legend where it hides no data:
