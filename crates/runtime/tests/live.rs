@@ -404,8 +404,10 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
     let c = TestCluster::start(2, Some(f)).await;
     let text = corpus(1200);
     put(&c.alice, "t", &text, 2 * 1024).await;
-    // Slow maps keep the reducers in their copy phase for a while.
-    let prog = "kind = \"streaming\"\nmapper = \"sleep 0.1; cat\"\nreducer = \"sort -r\"";
+    // Slow maps keep the reducers in their copy phase for a while (0.3 s
+    // each: with 0.1 s a loaded machine once ran the map phase so fast
+    // that no 20 ms sample saw more than two reducers).
+    let prog = "kind = \"streaming\"\nmapper = \"sleep 0.3; cat\"\nreducer = \"sort -r\"";
     let s = c
         .alice
         .submit("ccs", &job_toml("t", "out", 6, prog), false)
@@ -424,7 +426,7 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
     // Two nodes with one reduce slot each: without splitting at most 2.
     assert!(most > 2, "at most {most} reducers at once");
     let p = Program::Streaming {
-        mapper: "sleep 0.1; cat".into(),
+        mapper: "sleep 0.3; cat".into(),
         reducer: "sort -r".into(),
     };
     assert_eq!(
