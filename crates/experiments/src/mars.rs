@@ -80,11 +80,26 @@ impl Sweep {
         Sweep { xs, labels, ratios }
     }
 
-    /// Add one seed's values (one per algorithm) at x index `i`.
-    fn push(&mut self, i: usize, values: Vec<f64>) {
-        for (a, v) in values.into_iter().enumerate() {
-            self.ratios[a][i].push(v);
+    /// Fill every (x index, seed) cell with `point(i, seed index)` (one
+    /// value per algorithm), the points run in parallel and reported as
+    /// progress in `[p0, p0 + span]`; each cell keeps seed order.
+    fn fill(
+        &mut self,
+        seeds: usize,
+        p0: f64,
+        span: f64,
+        point: impl Fn(usize, usize) -> Result<Vec<f64>, ExpError> + Sync,
+    ) -> Result<(), ExpError> {
+        let units: Vec<(usize, usize)> = (0..self.xs.len())
+            .flat_map(|i| (0..seeds).map(move |k| (i, k)))
+            .collect();
+        let runs = par_map(units.len(), p0, span, |u| point(units[u].0, units[u].1))?;
+        for (&(i, _), values) in units.iter().zip(runs) {
+            for (a, v) in values.into_iter().enumerate() {
+                self.ratios[a][i].push(v);
+            }
         }
+        Ok(())
     }
 
     fn table(&self, xname: &str) -> String {
@@ -214,18 +229,11 @@ fn bounded_sweep(
     let bounds = par_map(seeds.len(), 0.0, 0.2, |k| {
         job_bound(&msjo(seeds[k], &params(jobs)), cluster)
     })?;
-    let units: Vec<(usize, usize)> = (0..seeds.len())
-        .flat_map(|k| (0..sw.xs.len()).map(move |i| (k, i)))
-        .collect();
-    let runs = par_map(units.len(), 0.2, 0.75, |u| {
-        let (k, i) = units[u];
+    sw.fill(seeds.len(), 0.2, 0.75, |i, k| {
         let s = seeds[k];
         let w = msjo(s, &params(jobs));
         job_point(cluster, &w, &algos(i, s), s, Some(bounds[k]))
     })?;
-    for (&(_, i), r) in units.iter().zip(runs) {
-        sw.push(i, r);
-    }
     Ok(())
 }
 
@@ -258,16 +266,10 @@ fn job_sweep(
         algos.iter().map(|a| a.label).collect(),
     );
     let seeds = seeds(ctx, SEEDS);
-    let units: Vec<(usize, u64)> = (0..xs.len())
-        .flat_map(|i| seeds.iter().map(move |&s| (i, s)))
-        .collect();
-    let points = par_map(units.len(), 0.0, 0.95, |u| {
-        let (i, s) = units[u];
+    sw.fill(seeds.len(), 0.0, 0.95, |i, k| {
+        let s = seeds[k];
         job_point(&cluster, &msjo(s, &make(xs[i])), &algos, s, None)
     })?;
-    for (&(i, _), r) in units.iter().zip(points) {
-        sw.push(i, r);
-    }
     let fig = sw.plot(
         ctx,
         &format!("{name}.svg"),
@@ -356,8 +358,6 @@ fn fig5_6(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let eps = [0.1, 0.2, 0.3, 0.4, 0.5];
     let jobs = if ctx.quick { 6 } else { FIG56_JOBS };
     let seeds = seeds(ctx, SEEDS);
-    let mut ratio = Sweep::new(eps.to_vec(), vec!["MarS"]);
-    let mut iters = Sweep::new(eps.to_vec(), vec!["COGE"]);
     // A common denominator per seed: the tightest bound of the sweep.
     let tight = par_map(seeds.len(), 0.0, 0.3, |k| {
         let w = msjo(seeds[k], &params(jobs));
@@ -373,11 +373,10 @@ fn fig5_6(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         .map_err(err)?;
         Ok(r.objective)
     })?;
-    let units: Vec<(usize, usize)> = (0..seeds.len())
-        .flat_map(|k| (0..eps.len()).map(move |i| (k, i)))
-        .collect();
-    let runs = par_map(units.len(), 0.3, 0.65, |u| {
-        let (k, i) = units[u];
+    // One run per (epsilon, seed) gives both figures: a two-column sweep
+    // split into Figure 5's ratio and Figure 6's LP solves.
+    let mut both = Sweep::new(eps.to_vec(), vec!["MarS", "COGE"]);
+    both.fill(seeds.len(), 0.3, 0.65, |i, k| {
         let s = seeds[k];
         let w = msjo(s, &params(jobs));
         let a = algo(
@@ -386,19 +385,25 @@ fn fig5_6(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         );
         let out = run_toml(&cluster, &w, &a.toml, s)?;
         let r = out.report();
-        Ok((
+        Ok(vec![
             r.summary.total_weighted_completion_s / tight[k],
             out.info
                 .scheduler_stats
                 .get("lp_rounds")
                 .copied()
                 .unwrap_or(0.0),
-        ))
+        ])
     })?;
-    for (&(_, i), (ratio_v, rounds)) in units.iter().zip(runs) {
-        ratio.push(i, vec![ratio_v]);
-        iters.push(i, vec![rounds]);
-    }
+    let rounds = both.ratios.pop().unwrap_or_default();
+    let ratios = both.ratios.pop().unwrap_or_default();
+    let ratio = Sweep {
+        ratios: vec![ratios],
+        ..Sweep::new(eps.to_vec(), vec!["MarS"])
+    };
+    let iters = Sweep {
+        ratios: vec![rounds],
+        ..Sweep::new(eps.to_vec(), vec!["COGE"])
+    };
     let f1 = ratio.plot(
         ctx,
         "mars-fig5.svg",
@@ -550,11 +555,8 @@ fn fig15(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         algos.iter().map(|a| a.label).collect(),
     );
     let seeds = seeds(ctx, SEEDS);
-    let units: Vec<(usize, u64)> = (0..xs.len())
-        .flat_map(|i| seeds.iter().map(move |&s| (i, s)))
-        .collect();
-    let runs = par_map(units.len(), 0.0, 0.95, |u| {
-        let (i, s) = units[u];
+    sw.fill(seeds.len(), 0.0, 0.95, |i, k| {
+        let s = seeds[k];
         let w = task_workload(s, xs[i]);
         let lb = task_bound(&w, &cluster)?;
         algos
@@ -562,9 +564,6 @@ fn fig15(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
             .map(|al| Ok(twtct(&run_toml(&cluster, &w, &al.toml, s)?.state) / lb))
             .collect::<Result<Vec<f64>, ExpError>>()
     })?;
-    for (&(i, _), r) in units.iter().zip(runs) {
-        sw.push(i, r);
-    }
     let fig = sw.plot(
         ctx,
         "mars-fig15.svg",

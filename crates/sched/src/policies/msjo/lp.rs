@@ -123,7 +123,7 @@ pub fn default_backend_name() -> &'static str {
 /// HiGHS build (cross-checks).
 pub fn default_backend() -> Box<dyn LpBackend> {
     #[cfg(feature = "highs")]
-    if std::env::var("MRSCHED_LP").map_or(true, |v| v != "microlp") {
+    if default_backend_name() == "HiGHS" {
         return Box::new(super::highs_backend::Highs::default());
     }
     Box::new(Microlp::default())
