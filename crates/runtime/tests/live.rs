@@ -414,9 +414,21 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
         .await
         .unwrap();
     let mut most = 0;
+    // Distinct (maps done, maps running, reduces running, reduces done)
+    // samples, for the failure message.
+    let mut trace: Vec<(u32, u32, u32, u32)> = Vec::new();
     loop {
         let j = c.alice.job(s.id).await.unwrap();
         most = most.max(j.reduces_running);
+        let sample = (
+            j.maps_done,
+            j.maps_running,
+            j.reduces_running,
+            j.reduces_done,
+        );
+        if trace.last() != Some(&sample) {
+            trace.push(sample);
+        }
         if j.status != "running" {
             assert_eq!(j.status, "succeeded");
             break;
@@ -424,7 +436,10 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Two nodes with one reduce slot each: without splitting at most 2.
-    assert!(most > 2, "at most {most} reducers at once");
+    assert!(
+        most > 2,
+        "at most {most} reducers at once; (maps done, maps running, reduces running, reduces done): {trace:?}"
+    );
     let p = Program::Streaming {
         mapper: "sleep 0.3; cat".into(),
         reducer: "sort -r".into(),
