@@ -7,6 +7,7 @@
 
 use crate::error::InputErrors;
 use crate::ids::{NodeId, RackId};
+use crate::limits::{num, Limits};
 use crate::source::Source;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -419,6 +420,7 @@ impl Cluster {
         let pos = |v: f64| v.is_finite() && v > 0.0;
         let nonneg = |v: f64| v.is_finite() && v >= 0.0;
         let frac = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
+        let lim = Limits::current();
 
         if !pos(spec.heartbeat_interval_s) {
             err(
@@ -428,11 +430,29 @@ impl Cluster {
                     spec.heartbeat_interval_s
                 ),
             );
+        } else if spec.heartbeat_interval_s > lim.max_heartbeat_s {
+            err(
+                "heartbeat_interval_s".into(),
+                format!(
+                    "{} s is beyond the limit of {} s between heartbeats",
+                    num(spec.heartbeat_interval_s),
+                    lim.max_heartbeat_s
+                ),
+            );
         }
         if !nonneg(spec.heartbeat_jitter_s) {
             err(
                 "heartbeat_jitter_s".into(),
                 "must be zero or more seconds".into(),
+            );
+        } else if spec.heartbeat_jitter_s > lim.max_heartbeat_s {
+            err(
+                "heartbeat_jitter_s".into(),
+                format!(
+                    "{} s is beyond the limit of {} s",
+                    num(spec.heartbeat_jitter_s),
+                    lim.max_heartbeat_s
+                ),
             );
         }
         if !frac(spec.reduce_slowstart) {
@@ -446,12 +466,15 @@ impl Cluster {
         }
         if spec.max_attempts == 0 {
             err("max_attempts".into(), "must be at least 1".into());
+        } else if let Some(m) = Limits::check_count(
+            spec.max_attempts.into(),
+            lim.max_attempts.into(),
+            "attempts per task",
+        ) {
+            err("max_attempts".into(), m);
         }
-        if !nonneg(spec.task_overhead_s) {
-            err(
-                "task_overhead_s".into(),
-                "must be zero or more seconds".into(),
-            );
+        if let Some(m) = Limits::check_secs(spec.task_overhead_s, lim.max_duration_s) {
+            err("task_overhead_s".into(), m);
         }
         for (name, v) in [
             ("disk_mb_s", spec.rates.disk_mb_s),
@@ -463,6 +486,16 @@ impl Cluster {
                 err(
                     format!("rates.{name}"),
                     format!("must be a positive rate in MB/s, got {v}"),
+                );
+            } else if v < lim.min_rate_mb_s || v > lim.max_rate_mb_s {
+                err(
+                    format!("rates.{name}"),
+                    format!(
+                        "{} MB/s is outside the limits [{}, {}] MB/s",
+                        num(v),
+                        lim.min_rate_mb_s,
+                        lim.max_rate_mb_s
+                    ),
                 );
             }
         }
@@ -488,6 +521,7 @@ impl Cluster {
             }
         };
         let mut group_names = Vec::new();
+        let mut total_nodes = 0u64;
         for (gi, g) in spec.nodes.iter().enumerate() {
             let f = |k: &str| format!("nodes[{gi}].{k}");
             let prefix = g.name.clone().unwrap_or_else(|| {
@@ -507,15 +541,58 @@ impl Cluster {
             if g.count == 0 {
                 err(f("count"), "must be at least 1 node".into());
             }
+            total_nodes += u64::from(g.count);
+            // Past the limit no node is built: the cluster is rejected.
+            let too_many = total_nodes > lim.max_nodes;
+            if too_many {
+                err(
+                    f("count"),
+                    format!(
+                        "the cluster would have {total_nodes} nodes, beyond the limit of {} nodes (raise it with --max-nodes)",
+                        lim.max_nodes
+                    ),
+                );
+            }
             if !pos(g.speed) {
                 err(
                     f("speed"),
                     format!("must be a positive speed factor, got {}", g.speed),
                 );
+            } else if g.speed < lim.speed_range.0 || g.speed > lim.speed_range.1 {
+                err(
+                    f("speed"),
+                    format!(
+                        "{} is outside the limits [{}, {}]",
+                        num(g.speed),
+                        lim.speed_range.0,
+                        lim.speed_range.1
+                    ),
+                );
             }
             if let Some(d) = g.disk_mb {
                 if !pos(d) {
                     err(f("disk_mb"), "must be a positive size in MB".into());
+                } else if d > lim.max_size_mb {
+                    err(
+                        f("disk_mb"),
+                        format!(
+                            "{} MB is beyond the limit of {} MB",
+                            num(d),
+                            lim.max_size_mb
+                        ),
+                    );
+                }
+            }
+            for (k, v) in [
+                ("slots", g.slots),
+                ("map_slots", g.map_slots),
+                ("reduce_slots", g.reduce_slots),
+                ("max_reducers", g.max_reducers),
+            ] {
+                if let Some(m) = v.and_then(|v| {
+                    Limits::check_count(v.into(), lim.max_slots_per_node.into(), "slots per node")
+                }) {
+                    err(f(k), m);
                 }
             }
             if g.rack.is_some() && g.racks.is_some() {
@@ -556,7 +633,7 @@ impl Cluster {
                 SlotConfig::Split { reduce, .. } => reduce,
                 SlotConfig::Unified { slots } => slots,
             };
-            let max_reducers = g.max_reducers.unwrap_or(3 * reduce_slots);
+            let max_reducers = g.max_reducers.unwrap_or(reduce_slots.saturating_mul(3));
             if max_reducers < reduce_slots {
                 err(
                     f("max_reducers"),
@@ -572,7 +649,7 @@ impl Cluster {
                         .into(),
                 );
             }
-            for k in 0..g.count {
+            for k in 0..if too_many { 0 } else { g.count } {
                 let rack_name = match (&g.rack, g.racks) {
                     (Some(r), _) => r.clone(),
                     (None, Some(n)) if n > 0 => format!("{prefix}-rack-{}", k % n),
@@ -611,7 +688,7 @@ impl Cluster {
                     v
                 }
             };
-            match capacity_steps(&c.shape) {
+            match capacity_steps(&c.shape, &lim) {
                 Ok(steps) => capacity.push(CapacityRule {
                     nodes: covered,
                     slots: c.slots,
@@ -635,12 +712,14 @@ impl Cluster {
                     ),
                 );
             }
-            if !nonneg(nf.at_s) {
-                err(f("at_s"), "must be zero or more seconds".into());
+            if let Some(m) = Limits::check_secs(nf.at_s, lim.max_time_s) {
+                err(f("at_s"), m);
             }
             if let Some(d) = nf.down_s {
                 if !pos(d) {
                     err(f("down_s"), "must be a positive number of seconds".into());
+                } else if let Some(m) = Limits::check_secs(d, lim.max_duration_s) {
+                    err(f("down_s"), m);
                 }
             }
             if let Some(n) = node {
@@ -669,6 +748,30 @@ impl Cluster {
                 "faults.node_mttr_s".into(),
                 "random failures need a positive repair time".into(),
             );
+        }
+        for (k, v) in [
+            ("node_mtbf_s", spec.faults.node_mtbf_s),
+            ("node_mttr_s", spec.faults.node_mttr_s),
+        ] {
+            if v > 0.0 && spec.faults.node_mtbf_s > 0.0 && v < lim.min_fault_time_s {
+                err(
+                    format!("faults.{k}"),
+                    format!(
+                        "{} s is below the limit of {} s (failures and repairs would repeat without time passing)",
+                        num(v),
+                        lim.min_fault_time_s
+                    ),
+                );
+            } else if v > lim.max_duration_s {
+                err(
+                    format!("faults.{k}"),
+                    format!(
+                        "{} s is beyond the limit of {} s",
+                        num(v),
+                        lim.max_duration_s
+                    ),
+                );
+            }
         }
         if !(frac(spec.faults.task_failure_prob) && spec.faults.task_failure_prob < 1.0) {
             err(
@@ -780,10 +883,15 @@ impl Cluster {
     }
 }
 
-fn capacity_steps(shape: &CapacityShape) -> Result<Vec<(Time, f64)>, (&'static str, String)> {
+fn capacity_steps(
+    shape: &CapacityShape,
+    lim: &Limits,
+) -> Result<Vec<(Time, f64)>, (&'static str, String)> {
     let frac_ok = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
-    let pos = |v: f64| v.is_finite() && v > 0.0;
-    let nonneg = |v: f64| v.is_finite() && v >= 0.0;
+    let max_t = lim.max_time_s;
+    let pos = |v: f64| v.is_finite() && v > 0.0 && v <= max_t;
+    let nonneg = |v: f64| v.is_finite() && v >= 0.0 && v <= max_t;
+    let beyond = format!("; times are limited to {max_t} s");
     match shape {
         CapacityShape::Constant { fraction } => {
             if !frac_ok(*fraction) {
@@ -809,17 +917,23 @@ fn capacity_steps(shape: &CapacityShape) -> Result<Vec<(Time, f64)>, (&'static s
                 ));
             }
             if !pos(*period_s) {
-                return Err(("period_s", "must be a positive number of seconds".into()));
+                return Err((
+                    "period_s",
+                    format!("must be a positive number of seconds{beyond}"),
+                ));
             }
             if !pos(*step_s) || *step_s > *period_s {
                 return Err(("step_s", "must be positive and at most period_s".into()));
             }
-            if !phase_s.is_finite() {
-                return Err(("phase_s", "must be a number of seconds".into()));
+            if !(phase_s.is_finite() && phase_s.abs() <= max_t) {
+                return Err(("phase_s", format!("must be a number of seconds{beyond}")));
             }
             let until = until_s.unwrap_or(4.0 * period_s);
             if !pos(until) {
-                return Err(("until_s", "must be a positive number of seconds".into()));
+                return Err((
+                    "until_s",
+                    format!("must be a positive number of seconds{beyond}"),
+                ));
             }
             let n = (until / step_s).ceil() as usize;
             if n > 10_000_000 {
@@ -853,17 +967,29 @@ fn capacity_steps(shape: &CapacityShape) -> Result<Vec<(Time, f64)>, (&'static s
                 return Err(("fraction", "must be a fraction in [0, 1]".into()));
             }
             if !pos(*every_s) {
-                return Err(("every_s", "must be a positive number of seconds".into()));
+                return Err((
+                    "every_s",
+                    format!("must be a positive number of seconds{beyond}"),
+                ));
             }
             if !pos(*duration_s) || duration_s > every_s {
                 return Err(("duration_s", "must be positive and at most every_s".into()));
             }
             if !nonneg(*start_s) {
-                return Err(("start_s", "must be zero or more seconds".into()));
+                return Err(("start_s", format!("must be zero or more seconds{beyond}")));
             }
             let count = count.unwrap_or(100);
             if count > 1_000_000 {
                 return Err(("count", "at most 1,000,000 bursts".into()));
+            }
+            if start_s + count as f64 * every_s > max_t {
+                return Err((
+                    "count",
+                    format!(
+                        "{count} bursts every {} s end beyond the limit of {max_t} s",
+                        num(*every_s)
+                    ),
+                ));
             }
             let mut v = Vec::new();
             for k in 0..count {
@@ -895,7 +1021,10 @@ fn capacity_steps(shape: &CapacityShape) -> Result<Vec<(Time, f64)>, (&'static s
                 if !nonneg(t) || t <= last {
                     return Err((
                         "points",
-                        format!("times must be zero or more and strictly increasing (at {t})"),
+                        format!(
+                            "times must be zero or more, strictly increasing and at most {max_t} s (at {})",
+                            num(t)
+                        ),
                     ));
                 }
                 if !frac_ok(f) {
@@ -1068,5 +1197,70 @@ step_s = 10
         )
         .unwrap_err();
         assert!(e.to_string().contains("fracton"), "{e}");
+    }
+
+    #[test]
+    fn limits_reject_huge_clusters_before_building_them() {
+        let t = std::time::Instant::now();
+        let e = parse("[[nodes]]\ncount = 10000000\nmap_slots = 1\n").unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("c.toml:2: nodes[0].count: the cluster would have 10000000 nodes, beyond the limit of 100000 nodes"),
+            "{s}"
+        );
+        // Two groups under the limit each but not together.
+        let e = parse(
+            "[[nodes]]\nname = \"a\"\ncount = 60000\nmap_slots = 1\n[[nodes]]\nname = \"b\"\ncount = 60000\nmap_slots = 1\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("nodes[1].count: the cluster would have 120000 nodes"),
+            "{e}"
+        );
+        assert!(t.elapsed().as_secs() < 5);
+    }
+
+    #[test]
+    fn limits_reject_endless_heartbeats_rates_and_slots() {
+        let e = parse(
+            "heartbeat_interval_s = 4294967296\nmax_attempts = 4294967295\n[rates]\ndisk_mb_s = 1e-300\nrack_mb_s = 1\noff_rack_mb_s = 1\nshuffle_mb_s = 1\n[[nodes]]\nmap_slots = 4294967295\nreduce_slots = 4294967295\n",
+        )
+        .unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("c.toml:1: heartbeat_interval_s: 4294967296 s is beyond the limit of 3600 s between heartbeats"),
+            "{s}"
+        );
+        assert!(
+            s.contains(
+                "c.toml:2: max_attempts: 4294967295 is beyond the limit of 1000 attempts per task"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("c.toml:4: rates.disk_mb_s: 1e-300 MB/s is outside the limits"),
+            "{s}"
+        );
+        assert!(s.contains("c.toml:9: nodes[0].map_slots: 4294967295 is beyond the limit of 10000 slots per node"), "{s}");
+        assert!(s.contains("nodes[0].reduce_slots"), "{s}");
+    }
+
+    #[test]
+    fn limits_reject_faults_that_repeat_without_time_passing() {
+        let e = parse(
+            "[[nodes]]\nmap_slots = 1\n[faults]\nnode_mtbf_s = 1e-9\nnode_mttr_s = 1e-9\nnode_failures = [{ node = \"node-0\", at_s = 1e308 }]\n",
+        )
+        .unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("faults.node_mtbf_s: 1e-9 s is below the limit of 1 s"),
+            "{s}"
+        );
+        assert!(s.contains("faults.node_mttr_s"), "{s}");
+        assert!(
+            s.contains("faults.node_failures[0].at_s: 1e308 s is beyond the limit"),
+            "{s}"
+        );
     }
 }

@@ -12,7 +12,9 @@
 pub mod cluster;
 pub mod cost;
 pub mod error;
+pub mod estimate;
 pub mod ids;
+pub mod limits;
 pub mod placement;
 pub mod rng;
 pub mod source;
@@ -21,9 +23,11 @@ pub mod workload;
 
 pub use cluster::{Cluster, ClusterSpec, Node, SlotConfig};
 pub use error::{InputError, InputErrors};
+pub use estimate::{estimate, Estimate};
 pub use ids::{
     AttemptId, BlockRef, DatasetId, JobId, Locality, NodeId, Priority, RackId, TaskKind, TaskRef,
 };
+pub use limits::Limits;
 pub use source::{Format, Source};
 pub use time::Time;
 pub use workload::{Dataset, JobSpec, MapSpec, ReduceSpec, Workload, WorkloadSpec};

@@ -10,6 +10,7 @@
 use crate::cluster::Cluster;
 use crate::error::InputErrors;
 use crate::ids::{BlockRef, DatasetId, Priority};
+use crate::limits::{num, Limits};
 use crate::source::Source;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -385,6 +386,7 @@ pub fn resolve_dataset(
         errs.push(src.error(f(field), msg));
         ok = false;
     };
+    let lim = Limits::current();
     if d.name.trim().is_empty() {
         bad("name", "a dataset needs a non-empty name".into());
     }
@@ -403,11 +405,27 @@ pub fn resolve_dataset(
             if b.is_empty() {
                 bad("blocks_mb", "a dataset needs at least one block".into());
             }
+            if let Some(m) = Limits::check_count(
+                b.len() as u64,
+                lim.max_job_tasks,
+                "blocks per dataset (one map each; raise it with --max-job-tasks)",
+            ) {
+                bad("blocks_mb", m);
+            }
             for (i, v) in b.iter().enumerate() {
                 if !(v.is_finite() && *v > 0.0) {
                     bad(
                         "blocks_mb",
                         format!("block {i} has size {v}; sizes must be positive MB"),
+                    );
+                } else if *v > lim.max_size_mb {
+                    bad(
+                        "blocks_mb",
+                        format!(
+                            "block {i} has size {} MB, beyond the limit of {} MB",
+                            num(*v),
+                            lim.max_size_mb
+                        ),
                     );
                 }
             }
@@ -420,16 +438,45 @@ pub fn resolve_dataset(
                     format!("must be a positive size in MB, got {size}"),
                 );
                 vec![]
+            } else if size > lim.max_size_mb {
+                bad(
+                    "size_mb",
+                    format!(
+                        "{} MB is beyond the limit of {} MB",
+                        num(size),
+                        lim.max_size_mb
+                    ),
+                );
+                vec![]
             } else if !(d.block_mb.is_finite() && d.block_mb > 0.0) {
                 bad(
                     "block_mb",
                     format!("must be a positive size in MB, got {}", d.block_mb),
                 );
                 vec![]
+            } else if d.block_mb < lim.min_block_mb || d.block_mb > lim.max_size_mb {
+                bad(
+                    "block_mb",
+                    format!(
+                        "{} MB is outside the limits [{}, {}] MB",
+                        num(d.block_mb),
+                        lim.min_block_mb,
+                        lim.max_size_mb
+                    ),
+                );
+                vec![]
             } else {
                 let n = (size / d.block_mb).ceil();
-                if n > 50_000_000.0 {
-                    bad("size_mb", format!("{n} blocks is more than 50 million"));
+                if n > lim.max_job_tasks as f64 {
+                    bad(
+                        "size_mb",
+                        format!(
+                            "{} MB in blocks of {} MB is {} blocks, beyond the limit of {} blocks per dataset (one map each; raise it with --max-job-tasks)",
+                            num(size),
+                            num(d.block_mb),
+                            num(n), lim.max_job_tasks
+                        ),
+                    );
                     vec![]
                 } else {
                     let n = n as usize;
@@ -480,11 +527,21 @@ impl JobFileSpec {
         let pos = |v: f64| v.is_finite() && v > 0.0;
         let nonneg = |v: f64| v.is_finite() && v >= 0.0;
         let frac = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
+        let lim = Limits::current();
 
         if !nonneg(self.arrival_s) {
             bad!(
                 "arrival_s",
                 format!("must be zero or more seconds, got {}", self.arrival_s),
+            );
+        } else if self.arrival_s > lim.max_time_s {
+            bad!(
+                "arrival_s",
+                format!(
+                    "{} s is beyond the simulated horizon of {} s (ten years)",
+                    num(self.arrival_s),
+                    lim.max_time_s
+                ),
             );
         }
         if !pos(self.weight) {
@@ -492,7 +549,86 @@ impl JobFileSpec {
                 "weight",
                 format!("must be a positive number, got {}", self.weight),
             );
+        } else if self.weight > lim.max_weight {
+            bad!(
+                "weight",
+                format!(
+                    "{} is beyond the limit of {}",
+                    num(self.weight),
+                    lim.max_weight
+                ),
+            );
         }
+        // Durations: a positive finite number is checked below; here only
+        // the upper limit.
+        let long = |v: f64| v.is_finite() && v > lim.max_duration_s;
+        let too_long = |v: f64| {
+            format!(
+                "{} s is beyond the limit of {} s",
+                num(v),
+                lim.max_duration_s
+            )
+        };
+        for (k, v) in [
+            ("deadline_s", self.deadline_s),
+            ("goal_s", self.goal_s),
+            ("expected_map_s", self.expected_map_s),
+            ("map_time_s", self.map_time_s),
+            ("reduce_time_s", self.reduce_time_s),
+            (
+                "locality_wait_s",
+                self.locality_wait_s.map(|w| w[0].max(w[1])),
+            ),
+        ] {
+            if let Some(v) = v.filter(|v| long(*v)) {
+                bad!(k, too_long(v));
+            }
+        }
+        for (k, ts) in [
+            ("map_times_s", &self.map_times_s),
+            ("reduce_times_s", &self.reduce_times_s),
+        ] {
+            if let Some((i, v)) = ts.iter().flatten().enumerate().find(|(_, v)| long(**v)) {
+                bad!(k, format!("time {i}: {}", too_long(*v)));
+            }
+        }
+        for (k, v) in [
+            ("map_cpu_s_per_mb", self.map_cpu_s_per_mb),
+            ("map_output_ratio", self.map_output_ratio),
+            ("reduce_cpu_s_per_mb", self.reduce_cpu_s_per_mb),
+            ("reduce_output_ratio", self.reduce_output_ratio),
+            (
+                "shuffle_delay_factor",
+                self.shuffle_delay_factor.unwrap_or(0.0),
+            ),
+        ] {
+            if v.is_finite() && v > lim.max_factor {
+                bad!(
+                    k,
+                    format!("{} is beyond the limit of {}", num(v), lim.max_factor)
+                );
+            }
+        }
+        if let Some(mb) = self
+            .map_input_mb
+            .filter(|v| v.is_finite() && *v > lim.max_size_mb)
+        {
+            bad!(
+                "map_input_mb",
+                format!(
+                    "{} MB is beyond the limit of {} MB",
+                    num(mb),
+                    lim.max_size_mb
+                ),
+            );
+        }
+        let job_tasks = |n: u64| {
+            Limits::check_count(
+                n,
+                lim.max_job_tasks,
+                "tasks per job (raise it with --max-job-tasks)",
+            )
+        };
         for (k, v) in [
             ("map_cpu_s_per_mb", self.map_cpu_s_per_mb),
             ("map_output_ratio", self.map_output_ratio),
@@ -576,6 +712,11 @@ impl JobFileSpec {
                                 continue;
                             }
                             input.push(id);
+                            let n = maps.len() as u64 + datasets[i].blocks_mb.len() as u64;
+                            if let Some(m) = job_tasks(n) {
+                                bad!("input", format!("the input's blocks (one map each): {m}"));
+                                break;
+                            }
                             for (b, mb) in datasets[i].blocks_mb.iter().enumerate() {
                                 maps.push(MapSpec {
                                     block: Some(BlockRef {
@@ -619,6 +760,10 @@ impl JobFileSpec {
                 let mb = self.map_input_mb.unwrap_or(0.0);
                 if !nonneg(mb) {
                     bad!("map_input_mb", "must be zero or more MB".into());
+                }
+                if let Some(msg) = job_tasks(m.into()) {
+                    bad!("maps", msg);
+                    return None;
                 }
                 maps = (0..m)
                     .map(|_| MapSpec {
@@ -698,6 +843,17 @@ impl JobFileSpec {
                 );
             }
             n_red = ts.len();
+        }
+        if let Some(msg) = job_tasks(maps.len() as u64 + n_red as u64) {
+            bad!(
+                if self.reduces.is_some() {
+                    "reduces"
+                } else {
+                    "reduce_times_s"
+                },
+                format!("{} maps and {n_red} reduces: {msg}", maps.len()),
+            );
+            return None;
         }
         let mut reduces = vec![ReduceSpec { time: None }; n_red];
         match (&self.reduce_times_s, self.reduce_time_s) {
@@ -821,10 +977,32 @@ impl Workload {
         if spec.jobs.is_empty() {
             errs.push(src.error("jobs", "a workload needs at least one [[jobs]] entry"));
         }
+        let lim = Limits::current();
+        let blocks: u64 = datasets.iter().map(|d| d.blocks_mb.len() as u64).sum();
+        if let Some(m) = Limits::check_count(
+            blocks,
+            lim.max_total_tasks,
+            "blocks in all datasets (raise it with --max-tasks)",
+        ) {
+            errs.push(src.error("datasets", m));
+        }
         let mut jobs = Vec::with_capacity(spec.jobs.len());
+        let mut tasks = 0u64;
         for (i, j) in spec.jobs.iter().enumerate() {
             let f = move |k: &str| format!("jobs[{i}].{k}");
             if let Some(js) = j.resolve(&format!("job-{i}"), &datasets, &f, src, &mut errs) {
+                tasks += (js.maps.len() + js.reduces.len()) as u64;
+                if let Some(m) = Limits::check_count(
+                    tasks,
+                    lim.max_total_tasks,
+                    "tasks in a workload (raise it with --max-tasks)",
+                ) {
+                    errs.push(src.error(
+                        f("name"),
+                        format!("with job `{}` the workload has {m}", js.name),
+                    ));
+                    break;
+                }
                 jobs.push(Arc::new(js));
             }
         }
@@ -837,7 +1015,8 @@ impl Workload {
         })
     }
 
-    /// Checks that need the cluster: replication against node count.
+    /// Checks that need the cluster: replication against node count, and
+    /// the run's estimated end within the simulated horizon.
     pub fn check_against(&self, cluster: &Cluster, label: &str) -> Result<(), InputErrors> {
         let mut errs = InputErrors::new();
         let n = cluster.nodes.len() as u32;
@@ -852,6 +1031,27 @@ impl Workload {
                     ),
                 ));
             }
+        }
+        let lim = Limits::current();
+        let est = crate::estimate::estimate(cluster, self);
+        if est.horizon_s > lim.max_time_s {
+            let why = match &est.longest_task {
+                Some((job, kind, t)) if *t > lim.max_duration_s / 2.0 => format!(
+                    "job `{job}` has a {kind} of about {t:.0} s on the slowest node of `{}` (from its task times or its sizes and cost factors)",
+                    cluster.name
+                ),
+                _ => format!(
+                    "{} tasks of {:.0} task-seconds in all on {} slots",
+                    est.tasks, est.work_s, est.slots
+                ),
+            };
+            errs.push(crate::error::InputError::file(
+                label,
+                format!(
+                    "the workload would run until about {:.0} s, beyond the simulated horizon of {} s: {why}",
+                    est.horizon_s, lim.max_time_s
+                ),
+            ));
         }
         errs.into_result(())
     }
@@ -1092,5 +1292,83 @@ reduces = 1
         let back = parse(&text).unwrap();
         assert_eq!(back.jobs, w.jobs);
         assert_eq!(back.datasets, w.datasets);
+    }
+
+    fn err_of(t: &str) -> String {
+        let t0 = std::time::Instant::now();
+        let s = parse(t).unwrap_err().to_string();
+        assert!(t0.elapsed().as_secs() < 5, "slow rejection: {s}");
+        s
+    }
+
+    #[test]
+    fn limits_reject_absurd_counts_before_allocating() {
+        let s = err_of("[[jobs]]\nname = \"big\"\nmaps = 4294967295\n");
+        assert!(
+            s.contains(
+                "w.toml:3: jobs[0].maps: 4294967295 is beyond the limit of 10000000 tasks per job"
+            ),
+            "{s}"
+        );
+        let s = err_of("[[jobs]]\nmaps = 1\nreduces = 99999999\n");
+        assert!(
+            s.contains("w.toml:3: jobs[0].reduces: 1 maps and 99999999 reduces: 100000000 is beyond the limit of 10000000 tasks per job"),
+            "{s}"
+        );
+        let s =
+            err_of("[[datasets]]\nname = \"d\"\nsize_mb = 4294967296\n[[jobs]]\ninput = \"d\"\n");
+        assert!(
+            s.contains("w.toml:3: datasets[0].size_mb: 4294967296 MB in blocks of 128 MB is 33554432 blocks, beyond the limit of 10000000 blocks per dataset"),
+            "{s}"
+        );
+        let s = err_of("[[datasets]]\nname = \"d\"\nsize_mb = 1e300\n[[jobs]]\ninput = \"d\"\n");
+        assert!(
+            s.contains("datasets[0].size_mb: 1e300 MB is beyond the limit"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn limits_reject_times_beyond_the_horizon() {
+        let s =
+            err_of("[[jobs]]\nmaps = 1\nmap_time_s = 1\n\n[[jobs]]\nmaps = 1\narrival_s = 1e308\n");
+        assert!(
+            s.contains("w.toml:7: jobs[1].arrival_s: 1e308 s is beyond the simulated horizon of 315360000 s"),
+            "{s}"
+        );
+        let s = err_of("[[jobs]]\nmaps = 1\nmap_time_s = 1\nreduce_times_s = [1, 4294967296]\n");
+        assert!(
+            s.contains("w.toml:4: jobs[0].reduce_times_s: time 1: 4294967296 s is beyond the limit of 315360000 s"),
+            "{s}"
+        );
+        let s = err_of(
+            "[[jobs]]\nmaps = 1\nreduces = 1\nreduce_time_s = 4294967296\ndeadline_s = 1e300\n",
+        );
+        assert!(
+            s.contains("w.toml:4: jobs[0].reduce_time_s: 4294967296 s"),
+            "{s}"
+        );
+        assert!(s.contains("w.toml:5: jobs[0].deadline_s: 1e300 s"), "{s}");
+        let s = err_of("[[jobs]]\nmaps = 1\nmap_cpu_s_per_mb = 1e300\nweight = 1e300\n");
+        assert!(
+            s.contains("jobs[0].map_cpu_s_per_mb: 1e300 is beyond the limit of 1000000"),
+            "{s}"
+        );
+        assert!(
+            s.contains("jobs[0].weight: 1e300 is beyond the limit"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn tasks_running_past_the_horizon_are_named() {
+        let c =
+            Cluster::from_toml_str("c.toml", "[[nodes]]\nmap_slots = 1\nspeed = 0.001\n").unwrap();
+        let w = parse("[[jobs]]\nname = \"slow\"\nmaps = 1\nmap_time_s = 1e6\n").unwrap();
+        let s = w.check_against(&c, "w.toml").unwrap_err().to_string();
+        assert!(
+            s.contains("w.toml: the workload would run until about 2000000000 s, beyond the simulated horizon of 315360000 s: job `slow` has a map of about 1000000000 s"),
+            "{s}"
+        );
     }
 }

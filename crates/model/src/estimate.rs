@@ -1,0 +1,172 @@
+//! The size of a run, known before it starts.
+//!
+//! [`estimate`] bounds how long a workload keeps a cluster busy and how many
+//! events simulating it takes, from task counts and the cost model alone (no
+//! simulation). The command line prints it before long work and refuses runs
+//! beyond an event budget unless told to go on; [`crate::Workload::check_against`]
+//! rejects a workload whose tasks would run past the simulated horizon.
+
+use crate::cluster::Cluster;
+use crate::workload::{JobSpec, Workload};
+use std::fmt;
+
+/// What a run is about to do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Jobs.
+    pub jobs: usize,
+    /// Map and reduce tasks.
+    pub tasks: u64,
+    /// Nodes.
+    pub nodes: usize,
+    /// Slots of every node together.
+    pub slots: u64,
+    /// Task seconds on the slowest node at the slowest rate (an upper
+    /// bound of the work).
+    pub work_s: f64,
+    /// Simulated seconds until everything has surely ended: the last
+    /// arrival, then all the work spread over every slot, then the longest
+    /// job's longest map and reduce.
+    pub horizon_s: f64,
+    /// Events to simulate (an upper bound): a few per task, plus every
+    /// node's heartbeats over the horizon and the timeline samples.
+    pub events: f64,
+    /// The longest task: job name, `map` or `reduce`, seconds.
+    pub longest_task: Option<(String, &'static str, f64)>,
+}
+
+/// Worst-case seconds of each map and reduce of `job` on `cluster`: the
+/// slowest node, the slowest read rate, the task overhead included.
+fn task_secs(cluster: &Cluster, job: &JobSpec) -> (Vec<f64>, Vec<f64>) {
+    let speed = cluster
+        .nodes
+        .iter()
+        .map(|n| n.speed)
+        .fold(f64::INFINITY, f64::min)
+        .clamp(f64::MIN_POSITIVE, f64::MAX);
+    let r = &cluster.rates;
+    let slowest_read = r.disk_mb_s.min(r.rack_mb_s).min(r.off_rack_mb_s);
+    let overhead = cluster.task_overhead.as_secs_f64();
+    let maps = job
+        .maps
+        .iter()
+        .map(|m| {
+            overhead
+                + match m.time {
+                    Some(t) => t.as_secs_f64() / speed,
+                    None => {
+                        m.input_mb / slowest_read + m.input_mb * job.cost.map_cpu_s_per_mb / speed
+                    }
+                }
+        })
+        .collect();
+    let partition = crate::cost::partition_mb(job);
+    let reduces = job
+        .reduces
+        .iter()
+        .map(|rd| {
+            overhead
+                + partition / r.shuffle_mb_s
+                + match rd.time {
+                    Some(t) => t.as_secs_f64() / speed,
+                    None => {
+                        partition * job.cost.reduce_cpu_s_per_mb / speed
+                            + partition * job.cost.reduce_output_ratio / r.disk_mb_s
+                    }
+                }
+        })
+        .collect();
+    (maps, reduces)
+}
+
+/// Estimate a run of `workload` on `cluster`.
+pub fn estimate(cluster: &Cluster, workload: &Workload) -> Estimate {
+    let slots = cluster
+        .nodes
+        .iter()
+        .map(|n| u64::from(n.total_slots()))
+        .sum::<u64>();
+    let mut work = 0.0f64;
+    let mut tasks = 0u64;
+    let mut last_arrival = 0.0f64;
+    let mut longest_job = 0.0f64;
+    let mut longest_task: Option<(String, &'static str, f64)> = None;
+    for job in &workload.jobs {
+        let (maps, reduces) = task_secs(cluster, job);
+        tasks += (maps.len() + reduces.len()) as u64;
+        let mut job_longest = 0.0f64;
+        for (kind, v) in [("map", &maps), ("reduce", &reduces)] {
+            let m = v.iter().copied().fold(0.0, f64::max);
+            job_longest += m;
+            work += v.iter().sum::<f64>();
+            if longest_task.as_ref().is_none_or(|(_, _, t)| m > *t) && m > 0.0 {
+                longest_task = Some((job.name.clone(), kind, m));
+            }
+        }
+        longest_job = longest_job.max(job_longest);
+        last_arrival = last_arrival.max(job.arrival.as_secs_f64());
+    }
+    let horizon = last_arrival + work / slots.max(1) as f64 + longest_job;
+    let beats = cluster.nodes.len() as f64 * horizon / cluster.heartbeat.interval.as_secs_f64();
+    let events = 6.0 * tasks as f64 + beats + horizon / 10.0 + workload.jobs.len() as f64;
+    Estimate {
+        jobs: workload.jobs.len(),
+        tasks,
+        nodes: cluster.nodes.len(),
+        slots,
+        work_s: work,
+        horizon_s: horizon,
+        events,
+        longest_task,
+    }
+}
+
+impl fmt::Display for Estimate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} jobs, {} tasks on {} nodes ({} slots); at most about {:.0} simulated seconds and {:.2e} events",
+            self.jobs, self.tasks, self.nodes, self.slots, self.horizon_s, self.events
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Format, Source};
+
+    fn run(cluster: &str, workload: &str) -> Estimate {
+        let c = Cluster::from_toml_str("c.toml", cluster).unwrap();
+        let w = Workload::from_source(&Source::new("w.toml", workload, Format::Toml)).unwrap();
+        estimate(&c, &w)
+    }
+
+    #[test]
+    fn explicit_times_bound_the_horizon() {
+        let e = run(
+            "heartbeat_interval_s = 1\n[[nodes]]\ncount = 2\nmap_slots = 1\nreduce_slots = 1\n",
+            "[[jobs]]\nname = \"a\"\narrival_s = 100\nmaps = 4\nmap_time_s = 10\nreduce_times_s = [50]\n",
+        );
+        assert_eq!((e.jobs, e.tasks, e.nodes, e.slots), (1, 5, 2, 4));
+        assert_eq!(e.work_s, 90.0);
+        // 100 (arrival) + 90 / 4 + 10 + 50.
+        assert_eq!(e.horizon_s, 182.5);
+        assert_eq!(e.longest_task, Some(("a".into(), "reduce", 50.0)));
+        // Two nodes beating every second over the horizon dominate.
+        assert!(e.events >= 2.0 * 182.5, "{e}");
+        assert!(e
+            .to_string()
+            .starts_with("1 jobs, 5 tasks on 2 nodes (4 slots)"));
+    }
+
+    #[test]
+    fn cost_model_uses_the_slowest_node_and_rate() {
+        let e = run(
+            "[rates]\ndisk_mb_s = 100\nrack_mb_s = 50\noff_rack_mb_s = 10\nshuffle_mb_s = 50\n[[nodes]]\nname = \"a\"\nmap_slots = 1\nspeed = 2\n[[nodes]]\nname = \"b\"\nmap_slots = 1\nspeed = 0.5\n",
+            "[[datasets]]\nname = \"d\"\nsize_mb = 100\nblock_mb = 100\nreplication = 1\n[[jobs]]\ninput = \"d\"\nmap_cpu_s_per_mb = 0.1\n",
+        );
+        // 100 MB at 10 MB/s + 100 MB x 0.1 s/MB at speed 0.5.
+        assert_eq!(e.work_s, 30.0);
+    }
+}
