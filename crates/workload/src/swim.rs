@@ -20,9 +20,10 @@
 
 use crate::build::{blocks, WorkloadBuilder};
 use crate::facebook::{fb2009_sizes, Fb2009Params};
+use mrsched_model::limits::num;
 use mrsched_model::rng;
 use mrsched_model::workload::CostParams;
-use mrsched_model::{InputError, InputErrors, Source, Time, Workload};
+use mrsched_model::{InputError, InputErrors, Limits, Source, Time, Workload};
 use rand::Rng as _;
 use std::collections::HashMap;
 
@@ -82,6 +83,7 @@ impl Default for SwimOptions {
 }
 
 struct Row {
+    line: usize,
     name: String,
     submit_s: f64,
     input: f64,
@@ -145,9 +147,14 @@ fn parse_rows(src: &Source, max_jobs: Option<usize>) -> Result<Vec<Row>, InputEr
                 }
             }
         };
-        let (submit, input, shuffle, output) = (num(1), num(3), num(4), num(5));
-        if let (Some(submit_s), Some(input), Some(shuffle), Some(output)) =
-            (submit, input, shuffle, output)
+        let (submit, gap, input, shuffle, output) = (num(1), num(2), num(3), num(4), num(5));
+        let max_t = Limits::current().max_time_s;
+        if let Some(m) = submit.and_then(|v| Limits::check_secs(v, max_t)) {
+            errs.push(bad(1, format!("{m} (the simulated horizon)")));
+            continue;
+        }
+        if let (Some(submit_s), Some(_), Some(input), Some(shuffle), Some(output)) =
+            (submit, gap, input, shuffle, output)
         {
             let path = cols
                 .get(6)
@@ -155,6 +162,7 @@ fn parse_rows(src: &Source, max_jobs: Option<usize>) -> Result<Vec<Row>, InputEr
                 .filter(|p| !p.is_empty())
                 .map(String::from);
             rows.push(Row {
+                line: ln,
                 name: cols[0].trim().to_string(),
                 submit_s,
                 input,
@@ -187,6 +195,7 @@ pub fn read(src: &Source, opts: &SwimOptions) -> Result<Workload, InputErrors> {
         }
     }
     errs.into_result(())?;
+    let mut errs = InputErrors::new();
     let rows = parse_rows(src, opts.max_jobs)?;
     let mb = |bytes: f64| bytes * opts.scale / 1_048_576.0;
     let mut rng = rng::stream(opts.seed, "workload:swim-bins");
@@ -206,12 +215,36 @@ pub fn read(src: &Source, opts: &SwimOptions) -> Result<Workload, InputErrors> {
         .unwrap_or_else(|| src.label.clone());
     let mut b = WorkloadBuilder::new(&name);
     let mut by_path: HashMap<String, mrsched_model::DatasetId> = HashMap::new();
+    let lim = Limits::current();
+    let mut tasks = 0u64;
     for (i, r) in rows.iter().enumerate() {
         let raw_input = mb(r.input).max(opts.min_input_mb);
         let (input_mb, maps) = match opts.mode {
             SwimMode::Bytes => {
                 let input = raw_input.max(1e-6);
-                (input, (input / opts.block_mb).ceil().max(1.0) as u32)
+                let maps = (input / opts.block_mb).ceil().max(1.0);
+                if maps > lim.max_job_tasks as f64 {
+                    errs.push(
+                        InputError::field(
+                            &src.label,
+                            format!("column 4 ({})", COLUMNS[3]),
+                            format!(
+                                "job `{}`: {} bytes make {} maps of {} MB, beyond the limit of {} tasks per job (raise it with --max-job-tasks, or scale bytes down with --swim-scale)",
+                                r.name,
+                                num(r.input),
+                                num(maps),
+                                opts.block_mb,
+                                lim.max_job_tasks
+                            ),
+                        )
+                        .at_line(Some(r.line)),
+                    );
+                    if errs.0.len() >= 50 {
+                        break;
+                    }
+                    continue;
+                }
+                (input, maps as u32)
             }
             SwimMode::Bins => {
                 let maps = bin_sizes[i];
@@ -233,6 +266,24 @@ pub fn read(src: &Source, opts: &SwimOptions) -> Result<Workload, InputErrors> {
                 }
             }
         };
+        tasks += u64::from(maps) + u64::from(reduces);
+        if let Some(m) = Limits::check_count(
+            tasks,
+            lim.max_total_tasks,
+            "tasks in a workload (raise it with --max-tasks)",
+        ) {
+            errs.push(
+                InputError::file(
+                    &src.label,
+                    format!("with job `{}` the trace has {m}", r.name),
+                )
+                .at_line(Some(r.line)),
+            );
+            break;
+        }
+        if !errs.is_empty() {
+            continue;
+        }
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
         let cost = CostParams {
             map_cpu_s_per_mb: opts.map_cpu_s_per_mb,
@@ -264,6 +315,7 @@ pub fn read(src: &Source, opts: &SwimOptions) -> Result<Workload, InputErrors> {
             j.cost.reduce_output_ratio = 0.0;
         }
     }
+    errs.into_result(())?;
     Ok(b.build())
 }
 
@@ -332,5 +384,40 @@ mod tests {
         .unwrap();
         assert_eq!(w.datasets.len(), 1);
         assert_eq!(w.jobs[0].input, w.jobs[1].input);
+    }
+
+    #[test]
+    fn huge_byte_counts_are_an_error_not_an_allocation() {
+        let text = "job0\t1\t1\t1000\t0\t10\njob1\t2\t1\t18446744073709551616\t5\t10\n";
+        let e = read(
+            &Source::new("t.tsv", text, Format::Toml),
+            &SwimOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("t.tsv:2: column 4 (map_input_bytes): job `job1`: 1.8446744073709552e19 bytes make 137438953472 maps of 128 MB, beyond the limit of 10000000 tasks per job"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn negative_gaps_and_endless_submit_times_are_errors() {
+        let text =
+            "job0\t1\t1\t1000\t0\t10\njob1\t2\t-1\t1000\t5\t10\njob2\t1e308\t1\t1000\t5\t10\n";
+        let e = read(
+            &Source::new("t.tsv", text, Format::Toml),
+            &SwimOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("t.tsv:2: column 3 (gap_s): expected a non-negative number, got `-1`"),
+            "{e}"
+        );
+        assert!(
+            e.contains("t.tsv:3: column 2 (submit_s): 1e308 s is beyond the limit of 315360000 s (the simulated horizon)"),
+            "{e}"
+        );
     }
 }
