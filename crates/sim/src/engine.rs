@@ -65,6 +65,8 @@ pub enum SimError {
         at: Time,
         /// The node.
         node: NodeId,
+        /// The node's name in the cluster file.
+        node_name: String,
         /// The request.
         launch: Launch,
         /// Why it was refused.
@@ -74,8 +76,17 @@ pub enum SimError {
     Stalled {
         /// When it was detected.
         at: Time,
-        /// Unfinished jobs (up to 10).
-        jobs: Vec<JobId>,
+        /// Names of unfinished submitted jobs (up to 10), as in the
+        /// workload.
+        jobs: Vec<String>,
+        /// How many submitted jobs are unfinished.
+        unfinished: usize,
+        /// The next job still to arrive and its arrival time, if any.
+        next_arrival: Option<(String, Time)>,
+        /// When anything last happened (a job arrived, a task ended).
+        last_progress: Time,
+        /// The cluster's heartbeat interval.
+        heartbeat: Time,
     },
 }
 
@@ -84,17 +95,50 @@ impl fmt::Display for SimError {
         match self {
             SimError::InvalidLaunch {
                 at,
-                node,
+                node: _,
+                node_name,
                 launch,
                 error,
             } => write!(
                 f,
-                "at {at} the scheduler asked for an impossible launch on {node}: {launch:?}: {error}"
+                "at {at} the scheduler asked for an impossible launch on node `{node_name}`: {launch:?}: {error}"
             ),
-            SimError::Stalled { at, jobs } => write!(
-                f,
-                "the simulation stalled at {at}: jobs {jobs:?} cannot finish (no node can run them, or the scheduler never assigns them)"
-            ),
+            SimError::Stalled {
+                at,
+                jobs,
+                unfinished,
+                next_arrival,
+                last_progress,
+                heartbeat,
+            } => {
+                write!(f, "the simulation stalled at {at}: nothing happened since {last_progress}")?;
+                if *unfinished > 0 {
+                    let names: Vec<String> = jobs.iter().map(|j| format!("`{j}`")).collect();
+                    let more = if *unfinished > jobs.len() {
+                        format!(" and {} more", unfinished - jobs.len())
+                    } else {
+                        String::new()
+                    };
+                    write!(
+                        f,
+                        "; job(s) {}{more} cannot finish: no node can run them, or the scheduler never assigns them (check the jobs' slots and sizes against the cluster's nodes, and the scheduler's pools and limits)",
+                        names.join(", ")
+                    )?;
+                }
+                if let Some((name, t)) = next_arrival {
+                    write!(
+                        f,
+                        "; job `{name}` is still to arrive at {t} (its arrival_s)"
+                    )?;
+                }
+                if *heartbeat >= *at {
+                    write!(
+                        f,
+                        "; the cluster's heartbeat_interval_s ({heartbeat}) is longer than the whole run"
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -254,7 +298,12 @@ pub fn simulate_with_progress(
         };
         let t = Time(t);
         if t > e.st.now() {
-            if e.st.running_attempts() == 0 && t - e.k.last_progress > e.k.opts.stall_after {
+            // With no job open, a long gap before the next arrival is
+            // waiting, not a stall.
+            if e.k.open_jobs > 0
+                && e.st.running_attempts() == 0
+                && t - e.k.last_progress > e.k.opts.stall_after
+            {
                 return Err(e.k.stalled(&e.st));
             }
             e.st.advance_to(t);
@@ -446,6 +495,7 @@ impl Engine<'_> {
             Err(e) if self.k.opts.strict => Err(SimError::InvalidLaunch {
                 at: self.st.now(),
                 node: e.node,
+                node_name: self.st.cluster().node(e.node).name.clone(),
                 launch: e.launch,
                 error: e.error,
             }),
@@ -621,15 +671,20 @@ impl Core<'_> {
     }
 
     fn stalled(&self, st: &ClusterState) -> SimError {
+        let open = || st.jobs().iter().filter(|j| !j.status.is_final());
+        let next = self.workload.jobs.len() - self.arrivals_left;
         SimError::Stalled {
             at: st.now(),
-            jobs: st
-                .jobs()
-                .iter()
-                .filter(|j| !j.status.is_final())
-                .map(|j| j.id)
-                .take(10)
-                .collect(),
+            jobs: open().map(|j| j.spec.name.clone()).take(10).collect(),
+            unfinished: open().count(),
+            next_arrival: self
+                .workload
+                .jobs
+                .get(next)
+                .filter(|_| self.arrivals_left > 0)
+                .map(|j| (j.name.clone(), j.arrival)),
+            last_progress: self.last_progress,
+            heartbeat: st.cluster().heartbeat.interval,
         }
     }
 
