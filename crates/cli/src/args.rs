@@ -92,6 +92,45 @@ pub struct RunArgs {
     /// SWIM traces: read only the first N jobs.
     #[arg(long)]
     pub swim_jobs: Option<usize>,
+    /// Refuse runs estimated to take more simulation events than this
+    /// (the estimate is printed on stderr before every run).
+    #[arg(long, default_value_t = DEFAULT_MAX_EVENTS)]
+    pub max_events: f64,
+    /// Run even when the estimate is beyond --max-events.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The default event budget of one run: at a few million events a second,
+/// a few minutes at most (estimates are upper bounds).
+pub const DEFAULT_MAX_EVENTS: f64 = 500_000_000.0;
+
+/// Raise the input limits (docs/formats.md, Limits) for larger studies.
+#[derive(Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Most nodes in a cluster.
+    #[arg(long, default_value_t = 100_000)]
+    pub max_nodes: u64,
+    /// Most tasks in one job (and blocks in one dataset).
+    #[arg(long, default_value_t = 10_000_000)]
+    pub max_job_tasks: u64,
+    /// Most tasks in a workload (and blocks in all its datasets).
+    #[arg(long, default_value_t = 100_000_000)]
+    pub max_tasks: u64,
+}
+
+impl LimitArgs {
+    /// Put these limits in force for the rest of the process.
+    pub fn apply(&self) {
+        mrsched_model::limits::set(mrsched_model::Limits {
+            max_nodes: self.max_nodes,
+            max_job_tasks: self.max_job_tasks,
+            max_total_tasks: self.max_tasks,
+            ..Default::default()
+        });
+    }
 }
 
 /// `mrsched simulate`.
@@ -184,6 +223,8 @@ pub struct ValidateArgs {
     /// Treat every file as this kind (default: guess from the contents).
     #[arg(long = "as", value_enum)]
     pub kind: Option<FileKind>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// `mrsched generate`.

@@ -88,6 +88,10 @@ fn inputs(r: &RunArgs) -> Result<(Cluster, Workload)> {
     if !(r.swim_scale.is_finite() && r.swim_scale > 0.0) {
         return Err(usage("--swim-scale must be a positive number"));
     }
+    if !(r.max_events.is_finite() && r.max_events > 0.0) {
+        return Err(usage("--max-events must be a positive number"));
+    }
+    r.limits.apply();
     let cluster = catalog::cluster(&r.cluster);
     let workload = catalog::workload(&r.workload, r.seed, &swim_options(r));
     let (cluster, workload) = match (cluster, workload) {
@@ -99,7 +103,37 @@ fn inputs(r: &RunArgs) -> Result<(Cluster, Workload)> {
         (Err(a), _) | (_, Err(a)) => return Err(a.into()),
     };
     workload.check_against(&cluster, &r.workload)?;
+    check_budget(r, &cluster, &workload)?;
     Ok((cluster, workload))
+}
+
+/// Print the size of the run on stderr (stdout stays one document) and
+/// refuse it when its estimated events are beyond the budget.
+fn check_budget(r: &RunArgs, cluster: &Cluster, workload: &Workload) -> Result<()> {
+    let est = mrsched_model::estimate(cluster, workload);
+    eprintln!(
+        "estimate: workload `{}` on cluster `{}`: {est}",
+        workload.name, cluster.name
+    );
+    if est.events > r.max_events && !r.force {
+        let longest = match &est.longest_task {
+            Some((job, kind, t)) => {
+                format!("; the longest task is a {kind} of job `{job}`, about {t:.0} s")
+            }
+            None => String::new(),
+        };
+        return Err(usage(format!(
+            "the run is estimated at {:.2e} events, beyond the budget of {:.2e} (--max-events): cluster `{}` has {} nodes beating every {} over about {:.0} simulated seconds, and {} tasks{longest}. Raise --max-events or pass --force to run anyway",
+            est.events,
+            r.max_events,
+            cluster.name,
+            est.nodes,
+            cluster.heartbeat.interval,
+            est.horizon_s,
+            est.tasks
+        )));
+    }
+    Ok(())
 }
 
 /// One simulation with progress bar, slowdowns when asked.
@@ -463,7 +497,10 @@ fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
 }
 
 fn validate(a: ValidateArgs) -> Result<()> {
+    a.limits.apply();
     let mut errs = InputErrors::new();
+    let mut clusters = Vec::new();
+    let mut workloads = Vec::new();
     for f in &a.files {
         let src = match Source::read(f) {
             Ok(s) => s,
@@ -475,6 +512,7 @@ fn validate(a: ValidateArgs) -> Result<()> {
         let kind = a.kind.or_else(|| guess_kind(f, &src));
         let res: std::result::Result<String, InputErrors> = match kind {
             Some(FileKind::Cluster) => Cluster::from_source(&src).map(|c| {
+                clusters.push(c.clone());
                 format!(
                     "cluster `{}`: {} nodes on {} racks, {} map + {} reduce slots",
                     c.name,
@@ -485,6 +523,7 @@ fn validate(a: ValidateArgs) -> Result<()> {
                 )
             }),
             Some(FileKind::Workload) => Workload::from_source(&src).map(|w| {
+                workloads.push((src.label.clone(), w.clone()));
                 format!(
                     "workload `{}`: {} datasets, {} jobs, {} tasks",
                     w.name,
@@ -503,6 +542,7 @@ fn validate(a: ValidateArgs) -> Result<()> {
             }),
             Some(FileKind::Swim) => mrsched_workload::swim::read(&src, &SwimOptions::default())
                 .map(|w| {
+                    workloads.push((src.label.clone(), w.clone()));
                     format!(
                         "SWIM trace: {} jobs, {} tasks (bytes mode)",
                         w.jobs.len(),
@@ -518,6 +558,19 @@ fn validate(a: ValidateArgs) -> Result<()> {
         match res {
             Ok(msg) => out(&format!("ok: {}: {msg}\n", f.display())),
             Err(e) => errs.0.extend(e.0),
+        }
+    }
+    // With one cluster, every workload is checked against it and sized.
+    if let [cluster] = clusters.as_slice() {
+        for (label, w) in &workloads {
+            match w.check_against(cluster, label) {
+                Ok(()) => out(&format!(
+                    "estimate: {label} on cluster `{}`: {}\n",
+                    cluster.name,
+                    mrsched_model::estimate(cluster, w)
+                )),
+                Err(e) => errs.0.extend(e.0),
+            }
         }
     }
     errs.into_result(()).map_err(CliError::from)

@@ -1,0 +1,211 @@
+//! Inputs that once aborted, hung or stalled silently: each is now a quick,
+//! located error, or a run whose size is printed (and refused beyond the
+//! event budget) before it starts.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("mrsched-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn file(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Run mrsched; it must end within 20 s.
+fn run(args: &[&str]) -> (Output, String) {
+    let t = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_mrsched"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("runs");
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "mrsched {args:?} took {:?}",
+        t.elapsed()
+    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    (out, err)
+}
+
+fn simulate_w(w: &str) -> (Output, String) {
+    run(&[
+        "simulate",
+        "-c",
+        "examples/cluster.toml",
+        "-w",
+        w,
+        "-f",
+        "json",
+    ])
+}
+
+#[test]
+fn swim_input_bytes_beyond_u64_are_a_located_error() {
+    let d = Dir::new("swim-huge");
+    let t = d.file("t.tsv", "job0\t1\t1\t18446744073709551616\t0\t10\n");
+    let (out, err) = simulate_w(&t);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("t.tsv:1: column 4 (map_input_bytes): job `job0`"),
+        "{err}"
+    );
+    assert!(!err.contains("memory allocation"), "{err}");
+    let t = d.file("g.tsv", "job0\t1\t-5\t100\t0\t10\n");
+    let (out, err) = run(&["validate", &t]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("g.tsv:1: column 3 (gap_s)"), "{err}");
+}
+
+#[test]
+fn arrival_and_heartbeat_beyond_the_limits_are_located_errors() {
+    let d = Dir::new("times");
+    let w = d.file(
+        "w.toml",
+        "[[jobs]]\nname = \"now\"\nmaps = 1\nmap_time_s = 1\n\n[[jobs]]\nname = \"never\"\narrival_s = 1e308\nmaps = 1\n",
+    );
+    let (out, err) = simulate_w(&w);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("w.toml:8: jobs[1].arrival_s: 1e308 s is beyond the simulated horizon"),
+        "{err}"
+    );
+    let c = d.file(
+        "c.toml",
+        "heartbeat_interval_s = 4294967296\n[[nodes]]\nmap_slots = 1\nreduce_slots = 1\n",
+    );
+    let (out, err) = run(&["simulate", "-c", &c, "-w", "examples/workload.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("c.toml:1: heartbeat_interval_s: 4294967296 s is beyond the limit of 3600 s"),
+        "{err}"
+    );
+    assert!(!err.contains("JobId"), "{err}");
+}
+
+#[test]
+fn huge_counts_are_refused_quickly() {
+    let d = Dir::new("counts");
+    let w = d.file("r.toml", "[[jobs]]\nmaps = 1\nreduces = 99999999\n");
+    let (out, err) = simulate_w(&w);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("r.toml:3: jobs[0].reduces"), "{err}");
+    assert!(
+        err.contains("beyond the limit of 10000000 tasks per job"),
+        "{err}"
+    );
+    let w = d.file(
+        "d.toml",
+        "[[datasets]]\nname = \"d\"\nsize_mb = 4294967296\n[[jobs]]\ninput = \"d\"\n",
+    );
+    let (out, err) = simulate_w(&w);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("d.toml:3: datasets[0].size_mb"), "{err}");
+    let w = d.file(
+        "t.toml",
+        "[[jobs]]\nmaps = 1\nreduces = 1\nreduce_time_s = 4294967296\n",
+    );
+    let (out, err) = simulate_w(&w);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("t.toml:4: jobs[0].reduce_time_s: 4294967296 s"),
+        "{err}"
+    );
+    let c = d.file("c.toml", "[[nodes]]\ncount = 10000000\nmap_slots = 1\n");
+    let (out, err) = run(&["validate", &c]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("c.toml:2: nodes[0].count"), "{err}");
+    // The limit can be raised; the node count is then accepted.
+    let c = d.file("c2.toml", "[[nodes]]\ncount = 100001\nmap_slots = 1\n");
+    let (out, err) = run(&["validate", &c]);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (out, err) = run(&["validate", "--max-nodes", "200000", &c]);
+    assert!(out.status.success(), "{err}");
+}
+
+#[test]
+fn runs_beyond_the_event_budget_are_refused_with_their_size() {
+    let d = Dir::new("budget");
+    // Within the limits, but five years of heartbeats on the example
+    // cluster.
+    let w = d.file(
+        "w.toml",
+        "[[jobs]]\nname = \"long\"\nmaps = 1\nreduces = 1\nreduce_time_s = 100000000\n",
+    );
+    let (out, err) = simulate_w(&w);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(err.contains("estimate: workload"), "{err}");
+    assert!(err.contains("beyond the budget"), "{err}");
+    assert!(err.contains("reduce of job `long`"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    // A smaller budget refuses the example too.
+    let (out, err) = run(&[
+        "simulate",
+        "-c",
+        "examples/cluster.toml",
+        "-w",
+        "examples/workload.toml",
+        "--max-events",
+        "100",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    // --force goes on; stdout stays one JSON document, the estimate is on
+    // stderr.
+    let (out, err) = run(&[
+        "simulate",
+        "-c",
+        "examples/cluster.toml",
+        "-w",
+        "examples/workload.toml",
+        "--max-events",
+        "100",
+        "--force",
+        "-f",
+        "json",
+    ]);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "estimate: workload `example` on cluster `example`: 3 jobs, 136 tasks on 24 nodes"
+        ),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["summary"]["succeeded"], 3);
+}
+
+#[test]
+fn validate_sizes_workloads_against_a_cluster() {
+    let (out, err) = run(&[
+        "validate",
+        "examples/cluster.toml",
+        "examples/workload.toml",
+    ]);
+    assert!(out.status.success(), "{err}");
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("estimate: examples/workload.toml on cluster `example`: 3 jobs, 136 tasks on 24 nodes (120 slots)"),
+        "{s}"
+    );
+}
