@@ -28,8 +28,8 @@ pub struct Estimate {
     /// arrival, then all the work spread over every slot, then the longest
     /// job's longest map and reduce.
     pub horizon_s: f64,
-    /// Events to simulate (an upper bound): a few per task, plus every
-    /// node's heartbeats over the horizon and the timeline samples.
+    /// Events to simulate (an upper bound): a few per task attempt, plus
+    /// every node's heartbeats over the horizon and the timeline samples.
     pub events: f64,
     /// The longest task: job name, `map` or `reduce`, seconds.
     pub longest_task: Option<(String, &'static str, f64)>,
@@ -108,7 +108,13 @@ pub fn estimate(cluster: &Cluster, workload: &Workload) -> Estimate {
     }
     let horizon = last_arrival + work / slots.max(1) as f64 + longest_job;
     let beats = cluster.nodes.len() as f64 * horizon / cluster.heartbeat.interval.as_secs_f64();
-    let events = 6.0 * tasks as f64 + beats + horizon / 10.0 + workload.jobs.len() as f64;
+    // Failed attempts are retried: 1 / (1 - p) attempts per task on
+    // average, at most max_attempts.
+    let attempts = (1.0 / (1.0 - cluster.faults.task_failure_prob))
+        .min(f64::from(cluster.max_attempts))
+        .max(1.0);
+    let events =
+        6.0 * attempts * tasks as f64 + beats + horizon / 10.0 + workload.jobs.len() as f64;
     Estimate {
         jobs: workload.jobs.len(),
         tasks,
