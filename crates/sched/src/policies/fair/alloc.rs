@@ -274,11 +274,15 @@ impl AllocSpec {
         let mut errs = InputErrors::new();
         let mut check_secs = |field: String, v: Option<f64>| -> Option<Time> {
             let v = v?;
-            if v.is_finite() && v >= 0.0 {
-                Some(secs(v))
-            } else {
-                errs.push(src.error(field, "must be a number of seconds >= 0"));
-                None
+            match mrsched_model::Limits::check_secs(
+                v,
+                mrsched_model::Limits::current().max_duration_s,
+            ) {
+                None => Some(secs(v)),
+                Some(m) => {
+                    errs.push(src.error(field, m));
+                    None
+                }
             }
         };
         let default_min_share_timeout = check_secs(
@@ -338,6 +342,7 @@ fn resolve_pool(
     errs: &mut InputErrors,
 ) -> PoolConf {
     let field = format!("{table}.{name}");
+    let lim = mrsched_model::Limits::current();
     if name.is_empty() {
         errs.push(src.error(&field, "a pool name may not be empty"));
     }
@@ -346,14 +351,21 @@ fn resolve_pool(
             errs.push(src.error(format!("{field}.weight"), "must be a number >= 0"));
             1.0
         }
+        Some(w) if w > lim.max_weight => {
+            errs.push(src.error(
+                format!("{field}.weight"),
+                format!("{w:e} is beyond the limit of {}", lim.max_weight),
+            ));
+            1.0
+        }
         Some(w) => w,
         None => 1.0,
     };
     let min_share_timeout = match p.min_share_preemption_timeout_s {
-        Some(v) if !(v.is_finite() && v >= 0.0) => {
+        Some(v) if mrsched_model::Limits::check_secs(v, lim.max_duration_s).is_some() => {
             errs.push(src.error(
                 format!("{field}.min_share_preemption_timeout_s"),
-                "must be a number of seconds >= 0",
+                format!("must be a number of seconds in [0, {}]", lim.max_duration_s),
             ));
             None
         }
@@ -389,6 +401,9 @@ fn resolve_pool(
 // ---------------------------------------------------------------------------
 // MR1 XML.
 // ---------------------------------------------------------------------------
+
+/// Deepest nesting of `<pool>` elements (each level is a recursion).
+pub const MAX_POOL_DEPTH: usize = 32;
 
 const POOL_ELEMENTS: &str = "minMaps, minReduces, maxMaps, maxReduces, maxRunningJobs, weight, minSharePreemptionTimeout, schedulingMode, pool";
 const TOP_ELEMENTS: &str = "pool, user, poolMaxJobsDefault, userMaxJobsDefault, defaultMinSharePreemptionTimeout, fairSharePreemptionTimeout, defaultPoolSchedulingMode";
@@ -435,10 +450,11 @@ impl Xml<'_> {
 
     fn number(&mut self, n: roxmltree::Node, field: &str, what: &str) -> Option<f64> {
         let t = self.text(n, field)?;
+        let max = mrsched_model::Limits::current().max_duration_s;
         match t.parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => Some(v),
+            Ok(v) if v.is_finite() && v >= 0.0 && v <= max => Some(v),
             _ => {
-                self.err(n, field, format!("`{t}` is not {what}"));
+                self.err(n, field, format!("`{t}` is not {what} (at most {max})"));
                 None
             }
         }
@@ -475,8 +491,17 @@ impl Xml<'_> {
         n: roxmltree::Node,
         parent: &str,
         paths: &mut BTreeSet<String>,
+        depth: usize,
     ) -> Option<PoolConf> {
         let name = self.name(n, "pool")?;
+        if depth >= MAX_POOL_DEPTH {
+            self.err(
+                n,
+                &format!("pool[{parent}]"),
+                format!("pools are nested more than {MAX_POOL_DEPTH} deep"),
+            );
+            return None;
+        }
         let path = if parent.is_empty() {
             name.clone()
         } else {
@@ -518,7 +543,7 @@ impl Xml<'_> {
                 }
                 "schedulingMode" => p.mode = self.mode(c, &f),
                 "pool" => {
-                    if let Some(child) = self.pool(c, &path, paths) {
+                    if let Some(child) = self.pool(c, &path, paths, depth + 1) {
                         p.children.push(child);
                     }
                 }
@@ -579,7 +604,7 @@ pub fn from_xml(file: &str, text: &str) -> Result<Allocations, InputErrors> {
         }
         match tag {
             "pool" => {
-                if let Some(p) = x.pool(c, "", &mut paths) {
+                if let Some(p) = x.pool(c, "", &mut paths, 0) {
                     a.pools.push(p);
                 }
             }
@@ -810,5 +835,42 @@ max_running_jobs = 3
                 .unwrap()
             )
             .is_empty());
+    }
+
+    #[test]
+    fn deep_pool_nesting_is_an_error_not_a_stack_overflow() {
+        // Found by fuzzing: every nested <pool> was one more recursion.
+        let n = 20_000;
+        let xml = format!(
+            "<allocations>{}{}</allocations>",
+            "<pool name=\"p\">".repeat(n),
+            "</pool>".repeat(n)
+        );
+        let e = from_xml("f.xml", &xml).unwrap_err().to_string();
+        assert!(e.contains("pools are nested more than 32 deep"), "{e}");
+        let ok = format!(
+            "<allocations>{}{}</allocations>",
+            "<pool name=\"p\">".repeat(MAX_POOL_DEPTH),
+            "</pool>".repeat(MAX_POOL_DEPTH)
+        );
+        assert!(from_xml("f.xml", &ok).is_ok());
+    }
+
+    #[test]
+    fn timeouts_and_weights_beyond_the_limits_are_errors() {
+        let e = from_xml(
+            "f.xml",
+            "<allocations>\n<pool name=\"a\">\n<weight>1e300</weight>\n</pool>\n<fairSharePreemptionTimeout>1e308</fairSharePreemptionTimeout>\n</allocations>",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("f.xml:3: pool[a].weight: `1e300` is not a weight >= 0 (at most 315360000)"),
+            "{e}"
+        );
+        assert!(
+            e.contains("f.xml:5: fairSharePreemptionTimeout: `1e308`"),
+            "{e}"
+        );
     }
 }
