@@ -10,6 +10,9 @@ use crate::error::InputError;
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
+/// Largest input file read, bytes (1 GiB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
 /// The two accepted document formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -41,11 +44,32 @@ pub struct Source {
 }
 
 impl Source {
-    /// Read a file; the format comes from its extension.
+    /// Read a file; the format comes from its extension. Files above
+    /// [`MAX_FILE_BYTES`] (or endless ones such as `/dev/zero`) are an
+    /// error.
     pub fn read(path: &Path) -> Result<Source, InputError> {
+        use std::io::Read as _;
         let label = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| InputError::file(&label, format!("cannot read file: {e}")))?;
+        let cannot = |e: std::io::Error| InputError::file(&label, format!("cannot read file: {e}"));
+        let too_big = || {
+            InputError::file(
+                &label,
+                format!("the file is larger than the limit of {MAX_FILE_BYTES} bytes"),
+            )
+        };
+        let f = std::fs::File::open(path).map_err(cannot)?;
+        if f.metadata()
+            .is_ok_and(|m| m.is_file() && m.len() > MAX_FILE_BYTES)
+        {
+            return Err(too_big());
+        }
+        let mut text = String::new();
+        f.take(MAX_FILE_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(cannot)?;
+        if text.len() as u64 > MAX_FILE_BYTES {
+            return Err(too_big());
+        }
         Ok(Source {
             label,
             text,
@@ -314,6 +338,24 @@ mod tests {
         assert_eq!(src.line_of("name"), Some(1));
         let e = src.error("jobs[1].maps", "must be at least 1");
         assert_eq!(e.to_string(), "w.toml:6: jobs[1].maps: must be at least 1");
+    }
+
+    #[test]
+    fn endless_files_are_an_error() {
+        #[cfg(unix)]
+        {
+            let t = std::time::Instant::now();
+            let e = Source::read(Path::new("/dev/zero")).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("larger than the limit of 1073741824 bytes")
+                    || e.to_string().contains("cannot read file"),
+                "{e}"
+            );
+            assert!(t.elapsed().as_secs() < 60);
+        }
+        let e = Source::read(Path::new("/nonexistent/x.toml")).unwrap_err();
+        assert!(e.to_string().contains("cannot read file"), "{e}");
     }
 
     #[test]
