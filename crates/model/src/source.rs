@@ -9,6 +9,7 @@
 use crate::error::InputError;
 use serde::de::DeserializeOwned;
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// Largest input file read, bytes (1 GiB).
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
@@ -33,14 +34,40 @@ impl Format {
 }
 
 /// An input document: its label (file name), text and format.
-#[derive(Clone, Debug)]
 pub struct Source {
     /// File name or label used in error messages.
     pub label: String,
-    /// Full text.
+    /// Full text (not to be changed once errors have been located: the
+    /// parsed form used to find lines is kept).
     pub text: String,
     /// How to parse it.
     pub format: Format,
+    /// The TOML document with spans, parsed once for every error located
+    /// (a file with thousands of errors would otherwise be parsed
+    /// thousands of times).
+    spans: OnceLock<Option<Spans>>,
+}
+
+/// A parsed TOML document and where its lines start.
+struct Spans {
+    doc: toml_edit::ImDocument<String>,
+    line_starts: Vec<usize>,
+}
+
+impl Clone for Source {
+    fn clone(&self) -> Source {
+        Source::new(self.label.clone(), self.text.clone(), self.format)
+    }
+}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("label", &self.label)
+            .field("text", &self.text)
+            .field("format", &self.format)
+            .finish()
+    }
 }
 
 impl Source {
@@ -70,11 +97,7 @@ impl Source {
         if text.len() as u64 > MAX_FILE_BYTES {
             return Err(too_big());
         }
-        Ok(Source {
-            label,
-            text,
-            format: Format::from_path(path),
-        })
+        Ok(Source::new(label, text, Format::from_path(path)))
     }
 
     /// A document held in memory (built-in examples, tests).
@@ -83,6 +106,7 @@ impl Source {
             label: label.into(),
             text: text.into(),
             format,
+            spans: OnceLock::new(),
         }
     }
 
@@ -125,7 +149,19 @@ impl Source {
     /// `jobs[3].deadline_s`) is written, when it can be found.
     pub fn line_of(&self, field: &str) -> Option<usize> {
         match self.format {
-            Format::Toml => toml_line_of(&self.text, field),
+            Format::Toml => {
+                let spans = self
+                    .spans
+                    .get_or_init(|| {
+                        let doc = toml_edit::ImDocument::parse(self.text.clone()).ok()?;
+                        let line_starts = std::iter::once(0)
+                            .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                            .collect();
+                        Some(Spans { doc, line_starts })
+                    })
+                    .as_ref()?;
+                toml_line_of(&spans.line_starts, &spans.doc, field)
+            }
             Format::Json => None,
         }
     }
@@ -191,9 +227,13 @@ fn split_path(path: &str) -> Option<Vec<Seg<'_>>> {
     Some(out)
 }
 
-fn toml_line_of(text: &str, field: &str) -> Option<usize> {
-    use toml_edit::{ImDocument, Item, Value};
-    let doc = ImDocument::parse(text).ok()?;
+/// The 1-based line of byte `offset`, from the offsets where lines start.
+fn line_at(line_starts: &[usize], offset: usize) -> usize {
+    line_starts.partition_point(|&s| s <= offset).max(1)
+}
+
+fn toml_line_of(text: &[usize], doc: &toml_edit::ImDocument<String>, field: &str) -> Option<usize> {
+    use toml_edit::{Item, Value};
     let segs = split_path(field)?;
     let mut item: &Item = doc.as_item();
     let mut span = None;
@@ -230,7 +270,7 @@ fn toml_line_of(text: &str, field: &str) -> Option<usize> {
             },
         }
     }
-    span.map(|s| line_col(text, s.start).0.unwrap_or(1))
+    span.map(|s| line_at(text, s.start))
 }
 
 /// The part of `field` after the first `[i]` (without a leading dot).
@@ -248,7 +288,7 @@ fn first_key(rest: &str) -> &str {
 }
 
 fn locate_in_table(
-    text: &str,
+    text: &[usize],
     t: &toml_edit::Table,
     rest: &str,
     span: Option<std::ops::Range<usize>>,
@@ -259,7 +299,7 @@ fn locate_in_table(
             span = key.span().or(it.span()).or(span);
         }
     }
-    span.map(|s| line_col(text, s.start).0.unwrap_or(1))
+    span.map(|s| line_at(text, s.start))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use crate::limits::{num, Limits};
 use crate::source::Source;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 fn default_block() -> f64 {
@@ -515,6 +516,21 @@ impl JobFileSpec {
         src: &Source,
         errs: &mut InputErrors,
     ) -> Option<JobSpec> {
+        let index = dataset_index(datasets);
+        self.resolve_indexed(default_name, datasets, &index, f, src, errs)
+    }
+
+    /// [`JobFileSpec::resolve`] with the datasets' index by name (see
+    /// [`dataset_index`]), so that resolving many jobs stays linear.
+    pub fn resolve_indexed(
+        &self,
+        default_name: &str,
+        datasets: &[Dataset],
+        index: &HashMap<&str, usize>,
+        f: &dyn Fn(&str) -> String,
+        src: &Source,
+        errs: &mut InputErrors,
+    ) -> Option<JobSpec> {
         let before = errs.0.len();
         macro_rules! bad {
             ($field:expr, $msg:expr $(,)?) => {
@@ -704,7 +720,7 @@ impl JobFileSpec {
         match (&self.input, self.maps) {
             (Some(names), _) => {
                 for name in names.names() {
-                    match datasets.iter().position(|d| d.name == name) {
+                    match index.get(name).copied() {
                         Some(i) => {
                             let id = DatasetId(i as u32);
                             if input.contains(&id) {
@@ -933,6 +949,15 @@ impl JobFileSpec {
     }
 }
 
+/// Datasets by name (the first of a name), for resolving jobs' inputs.
+pub fn dataset_index(datasets: &[Dataset]) -> HashMap<&str, usize> {
+    let mut m = HashMap::with_capacity(datasets.len());
+    for (i, d) in datasets.iter().enumerate() {
+        m.entry(d.name.as_str()).or_insert(i);
+    }
+    m
+}
+
 fn list_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     let v: Vec<&str> = names.take(8).collect();
     if v.is_empty() {
@@ -953,8 +978,9 @@ impl Workload {
     pub fn from_spec(spec: &WorkloadSpec, src: &Source) -> Result<Workload, InputErrors> {
         let mut errs = InputErrors::new();
         let mut datasets = Vec::new();
+        let mut names = std::collections::HashSet::new();
         for (i, d) in spec.datasets.iter().enumerate() {
-            if spec.datasets[..i].iter().any(|o| o.name == d.name) {
+            if !names.insert(d.name.as_str()) {
                 errs.push(src.error(
                     format!("datasets[{i}].name"),
                     format!("dataset `{}` is defined twice", d.name),
@@ -986,11 +1012,14 @@ impl Workload {
         ) {
             errs.push(src.error("datasets", m));
         }
+        let index = dataset_index(&datasets);
         let mut jobs = Vec::with_capacity(spec.jobs.len());
         let mut tasks = 0u64;
         for (i, j) in spec.jobs.iter().enumerate() {
             let f = move |k: &str| format!("jobs[{i}].{k}");
-            if let Some(js) = j.resolve(&format!("job-{i}"), &datasets, &f, src, &mut errs) {
+            if let Some(js) =
+                j.resolve_indexed(&format!("job-{i}"), &datasets, &index, &f, src, &mut errs)
+            {
                 tasks += (js.maps.len() + js.reduces.len()) as u64;
                 if let Some(m) = Limits::check_count(
                     tasks,
@@ -1369,6 +1398,45 @@ reduces = 1
         assert!(
             s.contains("w.toml: the workload would run until about 2000000000 s, beyond the simulated horizon of 315360000 s: job `slow` has a map of about 1000000000 s"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn thousands_of_errors_are_located_in_linear_time() {
+        // Every located error used to parse the whole file again and count
+        // its lines from the start: 20,000 bad jobs took minutes.
+        let text = "[[jobs]]\nmaps = 0\n".repeat(10_000);
+        let t = std::time::Instant::now();
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.0.len(), 10_000);
+        assert_eq!(e.0[9_999].line, Some(20_000));
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn many_datasets_resolve_in_linear_time() {
+        let n = 10_000;
+        let mut text = String::new();
+        for i in 0..n {
+            text += &format!("[[datasets]]\nname = \"d{i}\"\nsize_mb = 1\nreplication = 1\n");
+        }
+        for i in 0..n {
+            text += &format!("[[jobs]]\ninput = \"d{}\"\n", n - 1 - i);
+        }
+        text += "[[datasets]]\nname = \"d5\"\nsize_mb = 1\n";
+        let t = std::time::Instant::now();
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(
+            e.contains("datasets[10000].name: dataset `d5` is defined twice"),
+            "{e}"
+        );
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+        let w = parse(&text[..text.len() - "[[datasets]]\nname = \"d5\"\nsize_mb = 1\n".len()])
+            .unwrap();
+        assert_eq!(w.jobs.len(), n);
+        assert_eq!(
+            w.datasets[w.jobs[0].input[0].idx()].name,
+            format!("d{}", n - 1)
         );
     }
 }

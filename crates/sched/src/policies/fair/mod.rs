@@ -760,10 +760,7 @@ fn allocations(cfg: &SchedulerConfig, o: &FairOptions) -> Result<Allocations, In
                         .at_line(cfg.source.line_of("fair.allocation_file")),
                 )
             })?;
-            let src = Source {
-                format: Format::from_path(&path),
-                ..src
-            };
+            let src = Source::new(src.label, src.text, Format::from_path(&path));
             Allocations::from_source(&src)
         }
     }
