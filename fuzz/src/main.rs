@@ -8,7 +8,8 @@
 //!
 //! Starting from the example files (see `targets::seeds`), each iteration
 //! picks a corpus input, applies a few mutations (interesting numbers in
-//! place of numbers, byte flips, line duplication, deletion and splicing,
+//! place of numbers, byte flips, line duplication (up to thousands of
+//! copies), deletion and splicing,
 //! known field names with extreme values, truncation) and runs the target.
 //! Inputs whose outcome (the accepted summary or the error messages, digits
 //! removed) is new join the corpus, so mutations build on inputs that reach
@@ -214,7 +215,13 @@ fn mutate(rng: &mut Rng, input: &[u8], corpus: &[Vec<u8>], dict: &[String]) -> V
                 let ls = lines(&d);
                 if !ls.is_empty() {
                     let i = rng.below(ls.len());
-                    let times = 1 + rng.below(3);
+                    // Mostly a copy or two; sometimes thousands (nesting,
+                    // long lists, many errors: quadratic work shows up).
+                    let times = if rng.below(8) == 0 {
+                        1 << rng.below(13)
+                    } else {
+                        1 + rng.below(3)
+                    };
                     let mut out: Vec<u8> = Vec::new();
                     for (k, l) in ls.iter().enumerate() {
                         out.extend_from_slice(l);
