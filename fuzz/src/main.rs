@@ -192,10 +192,14 @@ fn lines(data: &[u8]) -> Vec<&[u8]> {
     data.split_inclusive(|b| *b == b'\n').collect()
 }
 
+/// Largest input tried, bytes.
+const MAX_INPUT: usize = 256 * 1024;
+
 fn mutate(rng: &mut Rng, input: &[u8], corpus: &[Vec<u8>], dict: &[String]) -> Vec<u8> {
     let mut d = input.to_vec();
     let rounds = 1 + rng.below(4);
     for _ in 0..rounds {
+        d.truncate(MAX_INPUT);
         match rng.below(10) {
             0..=2 => {
                 let spans = number_spans(&d);
@@ -217,11 +221,13 @@ fn mutate(rng: &mut Rng, input: &[u8], corpus: &[Vec<u8>], dict: &[String]) -> V
                     let i = rng.below(ls.len());
                     // Mostly a copy or two; sometimes thousands (nesting,
                     // long lists, many errors: quadratic work shows up).
-                    let times = if rng.below(8) == 0 {
+                    let times: usize = if rng.below(8) == 0 {
                         1 << rng.below(13)
                     } else {
                         1 + rng.below(3)
                     };
+                    // Stay within the input size bound.
+                    let times = times.min(MAX_INPUT / ls[i].len().max(1));
                     let mut out: Vec<u8> = Vec::new();
                     for (k, l) in ls.iter().enumerate() {
                         out.extend_from_slice(l);
@@ -314,7 +320,7 @@ fn mutate(rng: &mut Rng, input: &[u8], corpus: &[Vec<u8>], dict: &[String]) -> V
             }
         }
     }
-    d.truncate(64 * 1024);
+    d.truncate(MAX_INPUT);
     d
 }
 
