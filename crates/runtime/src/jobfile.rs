@@ -113,10 +113,20 @@ impl JobFile {
                 }
             }
         }
+        let lim = mrsched_model::Limits::current();
         if !pos(f.weight) {
             err(
                 "weight",
                 format!("must be a positive number, got {}", f.weight),
+            );
+        } else if f.weight > lim.max_weight {
+            err(
+                "weight",
+                format!(
+                    "{} is beyond the limit of {}",
+                    mrsched_model::limits::num(f.weight),
+                    lim.max_weight
+                ),
             );
         }
         let inputs = f.input.names();
@@ -146,6 +156,8 @@ impl JobFile {
             if let Some(v) = v {
                 if !pos(v) {
                     err(k, format!("must be a positive number of seconds, got {v}"));
+                } else if let Some(m) = mrsched_model::Limits::check_secs(v, lim.max_duration_s) {
+                    err(k, m);
                 }
             }
         }
@@ -224,6 +236,22 @@ mod tests {
                 .unwrap_err();
         assert!(
             e.contains("must differ") && e.contains("non-empty `pattern`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn times_and_weights_beyond_the_limits_are_errors() {
+        let e = parse(
+            "input = \"a\"\noutput = \"o\"\ndeadline_s = 1e308\nweight = 1e300\n[program]\nkind = \"sort\"\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("job.toml:3: deadline_s: 1e308 s is beyond the limit of 315360000 s"),
+            "{e}"
+        );
+        assert!(
+            e.contains("job.toml:4: weight: 1e300 is beyond the limit"),
             "{e}"
         );
     }
