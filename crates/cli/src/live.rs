@@ -659,6 +659,10 @@ async fn pools(a: ConnArgs) -> Result<()> {
                         x.running_reduces.to_string(),
                         x.pending_maps.to_string(),
                         x.pending_reduces.to_string(),
+                        format!("{}", x.weight),
+                        format!("{:.1}", x.min_share),
+                        format!("{:.1}", x.fair_share),
+                        format!("{:.0}", x.demand),
                     ]
                 })
                 .collect();
@@ -671,10 +675,14 @@ async fn pools(a: ConnArgs) -> Result<()> {
                         "run_maps",
                         "run_reduces",
                         "pend_maps",
-                        "pend_reduces"
+                        "pend_reduces",
+                        "weight",
+                        "min_share",
+                        "fair_share",
+                        "demand"
                     ],
                     &rows,
-                    &[false, true, true, true, true, true],
+                    &[false, true, true, true, true, true, true, true, true, true],
                 )
             );
             for (k, v) in &p.stats {

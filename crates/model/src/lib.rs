@@ -19,7 +19,7 @@ pub mod source;
 pub mod time;
 pub mod workload;
 
-pub use cluster::{Cluster, ClusterSpec, Node, SlotConfig};
+pub use cluster::{Cluster, ClusterSpec, Member, Node, SlotConfig};
 pub use error::{InputError, InputErrors};
 pub use ids::{
     AttemptId, BlockRef, DatasetId, JobId, Locality, NodeId, Priority, RackId, TaskKind, TaskRef,
