@@ -137,7 +137,8 @@ impl Driver {
         spec: impl Into<Arc<JobSpec>>,
     ) -> (JobId, Admission) {
         let j = st.submit(spec);
-        st.hold_open(j).expect("a job just submitted can be held open");
+        st.hold_open(j)
+            .expect("a job just submitted can be held open");
         self.decide_submitted(st, sched, h, j)
     }
 

@@ -16,8 +16,8 @@ use mrsched_metrics::{LatencyHistogram, Report as RunReport, RunInfo, Sample};
 use mrsched_model::cluster::Member;
 use mrsched_model::workload::CostParams;
 use mrsched_model::{
-    AttemptId, BlockRef, Cluster, DatasetId, Format, JobId, JobSpec, MapSpec, NodeId,
-    ReduceSpec, SlotConfig, Source, TaskKind, Time,
+    AttemptId, BlockRef, Cluster, DatasetId, Format, JobId, JobSpec, MapSpec, NodeId, ReduceSpec,
+    SlotConfig, Source, TaskKind, Time,
 };
 use mrsched_sched::{Admission, Driver, Hooks, Scheduler, SchedulerConfig};
 use mrsched_state::{
