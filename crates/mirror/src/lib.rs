@@ -278,6 +278,14 @@ impl Hooks for Launched {
 /// when a query fails, never the mirror.
 const MAX_ATTEMPTS: u32 = 1_000;
 
+/// Each node has this many times its executor's slots, all but the
+/// executor's own count taken ([`ClusterState::set_taken`]). An offer sets
+/// the free slots to exactly what the engine offers, even while the mirror
+/// still counts tasks the executor has finished: the engine applies task
+/// updates asynchronously, after the executor that reported them may
+/// already have offered their slots again.
+const SLACK: u32 = 4;
+
 impl Mirror {
     /// A mirror with no executor yet, deciding with `config` (checked with
     /// [`check_policy`]). `label` names the scheduler in pool views.
@@ -315,7 +323,9 @@ impl Mirror {
             .map(|e| Member {
                 name: e.id.clone(),
                 rack: topology.rack_of(&e.host, &e.id).to_string(),
-                slots: SlotConfig::Unified { slots: e.slots },
+                slots: SlotConfig::Unified {
+                    slots: e.slots * SLACK,
+                },
             })
             .collect();
         let cluster = Cluster::of_members(
@@ -329,14 +339,38 @@ impl Mirror {
             .build(&cluster)
             .map_err(|e| Unsupported(format!("cannot build the scheduler: {e}")))?;
         let mut st = ClusterState::new(cluster);
+        for (i, e) in executors.iter().enumerate() {
+            let spare = e.slots * (SLACK - 1);
+            st.set_taken(NodeId(i as u32), spare, spare);
+        }
+        st.take_events();
         Driver::init(&mut st, sched.as_ref());
         Ok((st, sched))
     }
 
+    /// Back to the executor's own size after an offer or an adoption.
+    fn restore_size(&mut self, n: NodeId) {
+        let spare = self.executors[n.idx()].slots * (SLACK - 1);
+        self.st.set_taken(n, spare, spare);
+    }
+
     /// Configuration warnings of the scheduler over the current executors
-    /// (such as minimum shares above capacity).
+    /// at their real size (such as minimum shares above capacity).
     pub fn warnings(&self) -> Vec<String> {
-        self.sched.warnings()
+        let members: Vec<Member> = self
+            .executors
+            .iter()
+            .map(|e| Member {
+                name: e.id.clone(),
+                rack: self.topology.rack_of(&e.host, &e.id).to_string(),
+                slots: SlotConfig::Unified { slots: e.slots },
+            })
+            .collect();
+        let cluster = Cluster::of_members("engine", &members, Time(1), 1.0, MAX_ATTEMPTS);
+        match self.config.build(&cluster) {
+            Ok(s) => s.warnings(),
+            Err(e) => vec![e.to_string()],
+        }
     }
 
     /// Problems met since the last call (refused queries, impossible
@@ -355,8 +389,9 @@ impl Mirror {
         &self.stats
     }
 
-    /// The pools view (`mrsched pools`).
-    pub fn pools(&self) -> PoolsView {
+    /// The pools view (`mrsched pools`), with shares brought up to date.
+    pub fn pools(&mut self) -> PoolsView {
+        self.sched.update_allocation(&self.st);
         PoolsView::build(&self.st, self.sched.as_ref(), &self.label)
     }
 
@@ -683,7 +718,10 @@ impl Mirror {
             m.tasks.push((k.0, *attempt, k.1));
             // Room for it whatever the budget says: the engine runs it.
             self.st.set_taken(*n, 0, 0);
-            match self.st.launch(*n, &mrsched_state::Launch::map(j, t)) {
+            let launched = self.st.launch(*n, &mrsched_state::Launch::map(j, t));
+            let spare = self.executors[n.idx()].slots * (SLACK - 1);
+            self.st.set_taken(*n, spare, spare);
+            match launched {
                 Ok(a) => {
                     m.running.insert((k.0, *task), (a, t));
                     self.stats.adopted += 1;
@@ -706,9 +744,10 @@ impl Mirror {
             return Vec::new();
         }
         self.stats.offers += 1;
-        // The engine's budget is the truth: whatever slots it does not offer
-        // and the mirror does not see running are taken.
-        let slots = self.executors[n.idx()].slots;
+        // The engine's budget is the truth: exactly `free` slots are free
+        // for this heartbeat, whatever the mirror still counts as running
+        // (see SLACK).
+        let slots = self.executors[n.idx()].slots * SLACK;
         let running = self.st.attempts_on(n).count() as u32;
         let taken = slots.saturating_sub(running.saturating_add(free));
         self.st.set_taken(n, taken, taken);
@@ -723,6 +762,7 @@ impl Mirror {
             self.problems.push(e.to_string());
         }
         let ns = t0.elapsed().as_nanos() as u64;
+        self.restore_size(n);
         self.stats.decision_ns_total += ns;
         self.stats.decision_ns_max = self.stats.decision_ns_max.max(ns);
         let mut out = Vec::with_capacity(h.0.len());

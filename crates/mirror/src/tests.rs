@@ -167,7 +167,7 @@ fn short_after_long(toml: &str) -> (Engine, Mirror, Vec<Bind>) {
 
 #[test]
 fn fair_gives_a_freed_slot_to_the_short_job_and_fifo_to_the_long_one() {
-    let (e, m, next) = short_after_long(FAIR);
+    let (e, mut m, next) = short_after_long(FAIR);
     assert_eq!(next.len(), 1);
     assert_eq!(next[0].job, "short");
     assert_eq!(e.running("short"), 1);
@@ -427,4 +427,28 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn an_offer_is_filled_even_while_finished_tasks_still_look_running() {
+    // The engine applies task updates after the executor offers again: its
+    // view still shows both tasks running while the executor is idle.
+    let mut e = Engine::new(&[("e0", 2)]);
+    let mut m = mirror(FAIR);
+    e.add_job("q", "p", 6, None);
+    assert_eq!(e.round(&mut m, secs(0.0)).len(), 2);
+    m.sync(secs(1.0), &e.executors, &e.jobs);
+    let b = m.offer(secs(1.0), "e0", 2);
+    assert_eq!(b.len(), 2, "the executor's two free vcores are used");
+    e.bind(&mut m, "e0", &b);
+    // Once the updates arrive, the mirror counts two running tasks again.
+    for t in &mut e.stage("q", 1).tasks[..2] {
+        t.state = TaskState::Succeeded;
+    }
+    m.sync(secs(2.0), &e.executors, &e.jobs);
+    assert_eq!(m.state().attempts_on(NodeId(0)).count(), 2);
+    // The fair share is computed on the executor's real size.
+    let pools = m.pools();
+    assert!((pools.pools[0].fair_share - 2.0).abs() < 1e-9, "{pools:?}");
+    assert!(m.warnings().is_empty());
 }

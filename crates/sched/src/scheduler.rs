@@ -128,8 +128,13 @@ pub trait Scheduler: Send {
         BTreeMap::new()
     }
 
+    /// Bring the allocation up to date with the state now. Policies that
+    /// recompute lazily (at the next assignment) do it here; drivers call
+    /// it before showing allocations ([`Scheduler::pool_shares`]).
+    fn update_allocation(&mut self, _st: &ClusterState) {}
+
     /// Pools and their shares (policies with pools, such as the Fair
-    /// Scheduler); empty for the others.
+    /// Scheduler) as of the last allocation; empty for the others.
     fn pool_shares(&self) -> Vec<PoolShare> {
         Vec::new()
     }

@@ -44,8 +44,23 @@ pub struct Observed {
     pub samples: Vec<Sample>,
     /// Task placement.
     pub placement: Placement,
-    /// Queries seen running, by job id: `(name, pool, first seen ms, last seen ms)`.
-    pub jobs: BTreeMap<String, (String, String, u64, u64)>,
+    /// Queries seen running, by job id.
+    pub jobs: BTreeMap<String, JobObserved>,
+}
+
+/// One query as the sampler saw it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct JobObserved {
+    /// Its name.
+    pub name: String,
+    /// Its pool.
+    pub pool: String,
+    /// First sample it was running in (ms since the scheduler started).
+    pub seen_ms: u64,
+    /// First sample in which one of its tasks had been bound.
+    pub first_task_ms: Option<u64>,
+    /// Last sample it was running in.
+    pub last_ms: u64,
 }
 
 type State = SchedulerState<LogicalPlanNode, PhysicalPlanNode>;
@@ -102,8 +117,8 @@ impl Observer {
             let g = info.execution_graph.read().await;
             let (user, pool) = user_and_pool(&g.session_config());
             let pool = pool.unwrap_or(user);
-            seen_jobs.push((id.to_string(), g.job_name().to_string(), pool.clone()));
             let mut seen = self.seen.lock().expect("observer lock");
+            let mut started = false;
             for (sid, stage) in g.stages() {
                 let (attempt, tasks, inputs, pending): (usize, &[TaskInfo], _, u32) = match stage {
                     ExecutionStage::Running(rs) => (
@@ -118,6 +133,7 @@ impl Observer {
                     _ => continue,
                 };
                 *sample.pending.entry(pool.clone()).or_default() += pending;
+                started |= !tasks.is_empty();
                 for (tid, t) in tasks.iter().enumerate() {
                     let executor = match &t.task_status {
                         task_status::Status::Running(r) => {
@@ -136,16 +152,24 @@ impl Observer {
                     }
                 }
             }
+            seen_jobs.push((id.to_string(), g.job_name().to_string(), pool, started));
         }
         let mut out = self.out.lock().expect("observer lock");
         out.placement.input_local += placement.input_local;
         out.placement.input_remote += placement.input_remote;
         out.placement.no_input += placement.no_input;
-        for (id, name, pool) in seen_jobs {
-            out.jobs
-                .entry(id)
-                .and_modify(|e| e.3 = ms)
-                .or_insert((name, pool, ms, ms));
+        for (id, name, pool, started) in seen_jobs {
+            let j = out.jobs.entry(id).or_insert_with(|| JobObserved {
+                name,
+                pool,
+                seen_ms: ms,
+                first_task_ms: None,
+                last_ms: ms,
+            });
+            j.last_ms = ms;
+            if started && j.first_task_ms.is_none() {
+                j.first_task_ms = Some(ms);
+            }
         }
         out.samples.push(sample);
         if out.samples.len() > MAX_SAMPLES {

@@ -48,9 +48,11 @@ impl ExtensionOptions for MrschedOptions {
         match key {
             "user" => self.user = value.to_string(),
             "pool" => self.pool = value.to_string(),
-            _ => return Err(DataFusionError::Configuration(format!(
+            _ => {
+                return Err(DataFusionError::Configuration(format!(
                 "unknown option `mrsched.{key}`: mrsched knows `mrsched.user` and `mrsched.pool`"
-            ))),
+            )))
+            }
         }
         Ok(())
     }

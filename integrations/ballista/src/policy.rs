@@ -73,7 +73,8 @@ impl MrschedPolicy {
     /// The run's report, as `mrsched metrics` shows it for the live
     /// cluster: per-query response times, locality, utilisation.
     pub async fn report(&self) -> Report {
-        let m = self.mirror.lock().await;
+        let mut m = self.mirror.lock().await;
+        let pools = m.pools();
         let stats = m.stats();
         let mut scheduler_stats = std::collections::BTreeMap::new();
         scheduler_stats.insert("offers".into(), stats.offers as f64);
@@ -89,7 +90,6 @@ impl MrschedPolicy {
             );
         }
         scheduler_stats.insert("decision_max_us".into(), stats.decision_ns_max as f64 / 1e3);
-        let pools = m.pools();
         let info = RunInfo {
             scheduler: pools.scheduler.clone(),
             cluster: "ballista".into(),

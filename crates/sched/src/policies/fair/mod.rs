@@ -720,6 +720,10 @@ impl Scheduler for FairScheduler {
         m
     }
 
+    fn update_allocation(&mut self, st: &ClusterState) {
+        self.refresh(st);
+    }
+
     fn pool_shares(&self) -> Vec<crate::PoolShare> {
         let mut v: Vec<crate::PoolShare> = self
             .tree
