@@ -239,8 +239,9 @@ struct JobMirror {
     tasks: Vec<(usize, usize, Work)>,
     /// Pending map tasks by `(stage, work)`.
     pending: FxHashMap<(usize, Work), u32>,
-    /// Running attempts and their map tasks by `(stage, engine task id)`.
-    running: FxHashMap<(usize, usize), (AttemptId, u32)>,
+    /// Running attempts by `(stage, engine task id, map task)`: one engine
+    /// task may carry several map tasks (partitions bound together).
+    running: BTreeMap<(usize, usize, u32), AttemptId>,
     /// Attempts bound in this offer, awaiting their engine task id.
     unconfirmed: BTreeSet<AttemptId>,
 }
@@ -536,7 +537,7 @@ impl Mirror {
                 id,
                 tasks: Vec::new(),
                 pending: FxHashMap::default(),
-                running: FxHashMap::default(),
+                running: BTreeMap::new(),
                 unconfirmed: BTreeSet::new(),
             },
         );
@@ -548,7 +549,7 @@ impl Mirror {
         };
         self.by_job.remove(&m.id);
         self.stats.jobs_ended += 1;
-        let mut running: Vec<AttemptId> = m.running.values().map(|(a, _)| *a).collect();
+        let mut running: Vec<AttemptId> = m.running.values().copied().collect();
         running.extend(m.unconfirmed.iter().copied());
         running.sort_unstable();
         for a in running {
@@ -574,10 +575,9 @@ impl Mirror {
         }
         let stages: FxHashMap<usize, &StageView> = view.stages.iter().map(|s| (s.id, s)).collect();
         // 1. Running attempts: ended, failed, or their stage moved on.
-        let mut known: Vec<((usize, usize), (AttemptId, u32))> =
+        let known: Vec<((usize, usize, u32), AttemptId)> =
             m.running.iter().map(|(k, v)| (*k, *v)).collect();
-        known.sort_unstable();
-        for ((stage, task), (a, t)) in known {
+        for ((stage, task, t), a) in known {
             let (_, att_stage, work) = m.tasks[t as usize];
             let outcome = match stages.get(&stage) {
                 Some(s) if s.state == StageState::Succeeded => Some(TaskState::Succeeded),
@@ -594,7 +594,7 @@ impl Mirror {
             if outcome.is_none() && !lost {
                 continue;
             }
-            m.running.remove(&(stage, task));
+            m.running.remove(&(stage, task, t));
             if outcome == Some(TaskState::Succeeded) && !lost {
                 let _ = self.st.finish_map(a);
                 continue;
@@ -649,12 +649,13 @@ impl Mirror {
         // 3. Tasks the engine runs that the mirror never launched (after a
         // rebuild): adopt them, launched where they run.
         let mut adopt: Vec<((usize, Work), usize, usize, NodeId)> = Vec::new();
+        let known: BTreeSet<(usize, usize)> = m.running.keys().map(|k| (k.0, k.1)).collect();
         for s in &view.stages {
             if s.state != StageState::Running {
                 continue;
             }
             for t in &s.tasks {
-                if t.state != TaskState::Running || m.running.contains_key(&(s.id, t.id)) {
+                if t.state != TaskState::Running || known.contains(&(s.id, t.id)) {
                     continue;
                 }
                 if let Some(&n) = self.by_executor.get(&t.executor) {
@@ -723,7 +724,7 @@ impl Mirror {
             self.st.set_taken(*n, spare, spare);
             match launched {
                 Ok(a) => {
-                    m.running.insert((k.0, *task), (a, t));
+                    m.running.insert((k.0, *task, t), a);
                     self.stats.adopted += 1;
                 }
                 Err(_) => {
@@ -795,14 +796,15 @@ impl Mirror {
         out
     }
 
-    /// The engine bound `bind` as its task `task` of the stage.
+    /// The engine bound `bind` as its task `task` of the stage (several
+    /// binds of one stage may share one engine task).
     pub fn confirm(&mut self, bind: &Bind, task: usize) {
         if let Some(m) = self.jobs.get_mut(&bind.job) {
             if m.unconfirmed.remove(&bind.attempt) {
                 let Some(t) = self.st.attempt(bind.attempt).map(|a| a.task) else {
                     return;
                 };
-                m.running.insert((bind.stage, task), (bind.attempt, t));
+                m.running.insert((bind.stage, task, t), bind.attempt);
                 self.stats.binds += 1;
             }
         }

@@ -452,3 +452,35 @@ fn an_offer_is_filled_even_while_finished_tasks_still_look_running() {
     assert!((pools.pools[0].fair_share - 2.0).abs() < 1e-9, "{pools:?}");
     assert!(m.warnings().is_empty());
 }
+
+#[test]
+fn partitions_bound_together_as_one_engine_task_end_together() {
+    let mut e = Engine::new(&[("e0", 3)]);
+    let mut m = mirror(FIFO);
+    e.add_job("q", "p", 5, None);
+    m.sync(secs(0.0), &e.executors, &e.jobs);
+    let b = m.offer(secs(0.0), "e0", 3);
+    assert_eq!(b.len(), 3);
+    // The adapter packs the three partitions into one engine task.
+    let s = e.stage("q", 1);
+    for x in &b {
+        let Work::Partition(p) = x.work else { panic!() };
+        s.pending.retain(|y| y.partition != p);
+    }
+    s.tasks.push(TaskView {
+        id: 0,
+        executor: "e0".into(),
+        state: TaskState::Running,
+    });
+    for x in &b {
+        m.confirm(x, 0);
+    }
+    let j = m.job_id("q").unwrap();
+    m.sync(secs(1.0), &e.executors, &e.jobs);
+    assert_eq!(m.state().job(j).map_counts.running, 3);
+    assert_eq!(m.stats().adopted, 0);
+    e.stage("q", 1).tasks[0].state = TaskState::Succeeded;
+    m.sync(secs(2.0), &e.executors, &e.jobs);
+    let job = m.state().job(j);
+    assert_eq!((job.map_counts.running, job.map_counts.done), (0, 3));
+}

@@ -6,6 +6,7 @@
 //! upgrade (`ballista-scheduler/src/cluster/mod.rs`).
 
 use crate::options::user_and_pool;
+use ballista_core::config::BallistaConfig;
 use ballista_core::execution_plans::{RangeShuffleReaderExec, ShuffleReaderExec};
 use ballista_core::serde::protobuf::task_status;
 use ballista_core::serde::scheduler::TaskKey;
@@ -165,15 +166,31 @@ pub fn job_view(graph: &mut ExecutionGraphBox) -> JobView {
     }
 }
 
-/// Bind `work` of `stage` to `executor` as one task of one vcore: take its
+/// Partitions one task may carry (Ballista 55 `bind_one`: the session's
+/// `ballista.job.max_partitions_per_task`, 0 or unset: no cap).
+pub fn max_partitions_per_task(graph: &ExecutionGraphBox) -> usize {
+    graph
+        .session_config()
+        .options()
+        .extensions
+        .get::<BallistaConfig>()
+        .map(|bc| bc.max_partitions_per_task())
+        .filter(|&n| n > 0)
+        .unwrap_or(usize::MAX)
+}
+
+/// Bind pieces of work of `stage` to `executor` as one task: take their
 /// partitions out of the stage's pending queue, record the task and
-/// describe it for dispatch. `None` when the work is no longer pending.
+/// describe it for dispatch. Partitions are packed the way Ballista packs
+/// a slice (one thread, one vcore each); a whole collapse stage is one
+/// task of one vcore. Returns the task, its id and the work it carries
+/// (the rest is no longer pending), or `None` when nothing was.
 pub fn bind(
     graph: &mut ExecutionGraphBox,
     stage: usize,
-    work: Work,
+    work: &[Work],
     executor: &str,
-) -> Option<(TaskDescription, usize)> {
+) -> Option<(TaskDescription, usize, Vec<Work>)> {
     let session_id = graph.session_id().to_string();
     let job_id = graph.job_id().clone();
     let black: Vec<usize> = graph
@@ -186,15 +203,30 @@ pub fn bind(
         return None;
     }
     let all = rs.pending.next_slice(usize::MAX);
-    let (take, rest): (Vec<usize>, Vec<usize>) = match work {
-        Work::Partition(p) => all.iter().partition(|x| **x == p),
-        Work::WholeStage => (all.clone(), Vec::new()),
-        Work::Adopted(_) => (Vec::new(), all.clone()),
+    let whole = work.contains(&Work::WholeStage);
+    let wanted: Vec<usize> = work
+        .iter()
+        .filter_map(|w| match w {
+            Work::Partition(p) => Some(*p),
+            _ => None,
+        })
+        .collect();
+    let (take, rest): (Vec<usize>, Vec<usize>) = if whole {
+        (all, Vec::new())
+    } else {
+        all.into_iter().partition(|x| wanted.contains(x))
     };
     rs.pending.reschedule(rest);
     if take.is_empty() {
         return None;
     }
+    let carried: Vec<Work> = if whole {
+        vec![Work::WholeStage]
+    } else {
+        take.iter().map(|p| Work::Partition(*p)).collect()
+    };
+    // A collapse stage's single output partition drives one thread.
+    let vcores = if whole { 1 } else { take.len() as u32 };
     let task_id = rs.task_infos.len();
     let task_attempt = take
         .iter()
@@ -203,9 +235,7 @@ pub fn bind(
         .unwrap_or(0);
     let mut info = create_task_info(executor.to_string(), task_id);
     info.global_input_partition_ids = take.clone();
-    // One partition drives one thread; a collapse stage's single output
-    // partition drives one thread too (Ballista 55 `bind_one`).
-    info.vcores_consumed = 1;
+    info.vcores_consumed = vcores;
     rs.task_infos.push(info);
     let desc = TaskDescription {
         session_id,
@@ -217,9 +247,9 @@ pub fn bind(
         stage_attempt_num: rs.stage_attempt_num,
         task_attempt,
         global_input_partition_ids: take,
-        vcores_consumed: 1,
+        vcores_consumed: vcores,
         plan: rs.plan.clone(),
         session_config: rs.session_config.clone(),
     };
-    Some((desc, task_id))
+    Some((desc, task_id, carried))
 }

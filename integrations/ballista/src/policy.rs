@@ -15,11 +15,12 @@ use ballista_core::JobId;
 use ballista_scheduler::cluster::{BoundTask, ClusterState, DistributionPolicy};
 use ballista_scheduler::state::task_manager::JobInfoCache;
 use mrsched_metrics::{Report, RunInfo};
-use mrsched_mirror::{ExecutorView, Mirror, MirrorStats};
+use mrsched_mirror::{Bind, ExecutorView, Mirror, MirrorStats, Work};
 use mrsched_model::Time;
 use mrsched_sched::PoolsView;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 use tokio::sync::Mutex;
@@ -30,6 +31,10 @@ pub struct MrschedPolicy {
     cluster: OnceLock<Arc<dyn ClusterState>>,
     epoch: Instant,
     name: String,
+    /// `bind_tasks` calls and their total wall time, ns (syncing the
+    /// mirror with the graphs, deciding and binding).
+    calls: AtomicU64,
+    call_ns: AtomicU64,
 }
 
 impl fmt::Debug for MrschedPolicy {
@@ -48,6 +53,8 @@ impl MrschedPolicy {
             cluster: OnceLock::new(),
             epoch: Instant::now(),
             name: name.to_string(),
+            calls: AtomicU64::new(0),
+            call_ns: AtomicU64::new(0),
         }
     }
 
@@ -90,6 +97,14 @@ impl MrschedPolicy {
             );
         }
         scheduler_stats.insert("decision_max_us".into(), stats.decision_ns_max as f64 / 1e3);
+        let calls = self.calls.load(Ordering::Relaxed);
+        scheduler_stats.insert("bind_calls".into(), calls as f64);
+        if calls > 0 {
+            scheduler_stats.insert(
+                "bind_call_mean_us".into(),
+                self.call_ns.load(Ordering::Relaxed) as f64 / calls as f64 / 1e3,
+            );
+        }
         let info = RunInfo {
             scheduler: pools.scheduler.clone(),
             cluster: "ballista".into(),
@@ -142,6 +157,7 @@ impl DistributionPolicy for MrschedPolicy {
     ) -> datafusion::error::Result<Vec<BoundTask>> {
         // One decision at a time: the mirror is the scheduler's state.
         let mut mirror = self.mirror.lock().await;
+        let t0 = Instant::now();
         let now = self.now();
         let executors = self.executors(&budgets).await;
         let mut ids: Vec<&JobId> = running_jobs
@@ -163,20 +179,41 @@ impl DistributionPolicy for MrschedPolicy {
                 continue;
             }
             let binds = mirror.offer(now, &budget.executor_id, budget.vcores);
+            // The scheduler's choices for one stage on this executor travel
+            // as one Ballista task, the way Ballista packs a slice: the same
+            // partitions on the same executor, with fewer dispatches.
+            let mut groups: Vec<((String, usize), Vec<Bind>)> = Vec::new();
             for b in binds {
-                let Some(info) = running_jobs.get(b.job.as_str()) else {
-                    mirror.refuse(&b);
+                let key = (b.job.clone(), b.stage);
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(b),
+                    None => groups.push((key, vec![b])),
+                }
+            }
+            for ((job, stage), group) in groups {
+                let Some(info) = running_jobs.get(job.as_str()) else {
+                    group.iter().for_each(|b| mirror.refuse(b));
                     continue;
                 };
                 let mut g = info.execution_graph.write().await;
-                match graph::bind(&mut g, b.stage, b.work, &budget.executor_id) {
-                    Some((desc, task_id)) => {
-                        mirror.confirm(&b, task_id);
-                        // The mirror offers no more than the free vcores.
-                        budget.vcores = budget.vcores.saturating_sub(1);
-                        bound.push((budget.executor_id.clone(), desc));
+                let cap = graph::max_partitions_per_task(&g);
+                for chunk in group.chunks(cap) {
+                    let work: Vec<Work> = chunk.iter().map(|b| b.work).collect();
+                    match graph::bind(&mut g, stage, &work, &budget.executor_id) {
+                        Some((desc, task_id, carried)) => {
+                            for b in chunk {
+                                if carried.contains(&b.work) {
+                                    mirror.confirm(b, task_id);
+                                } else {
+                                    mirror.refuse(b);
+                                }
+                            }
+                            // The mirror offers no more than the free vcores.
+                            budget.vcores = budget.vcores.saturating_sub(desc.vcores_consumed);
+                            bound.push((budget.executor_id.clone(), desc));
+                        }
+                        None => chunk.iter().for_each(|b| mirror.refuse(b)),
                     }
-                    None => mirror.refuse(&b),
                 }
             }
         }
@@ -184,6 +221,9 @@ impl DistributionPolicy for MrschedPolicy {
             log::warn!("{p}");
             eprintln!("mrsched: {p}");
         }
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.call_ns
+            .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
         Ok(bound)
     }
 

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 fn fails_with(args: &[&str], want: &[&str]) {
-    let out = Command::new(BIN).args(args).output().unwrap();
+    let out = Command::new(bin()).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{args:?} succeeded");
     for w in want {

@@ -50,7 +50,7 @@ async fn pools_with_weights_two_to_one_get_vcores_two_to_one() {
     assert!((mean(&r) - 2.0).abs() <= 1.0, "bi {:?}", r);
     assert!(mean(&e) > mean(&r));
     // The pools view shows the allocation file's pools and weights.
-    let out = std::process::Command::new(BIN)
+    let out = std::process::Command::new(bin())
         .args(["pools", "--http", &c.http.to_string()])
         .output()
         .unwrap();

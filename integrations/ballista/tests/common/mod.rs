@@ -11,7 +11,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_mrsched-ballista");
+/// The `mrsched-ballista` binary: Cargo's for tests, else the one beside
+/// the running example (`target/<profile>/examples/..`).
+pub fn bin() -> PathBuf {
+    if let Some(b) = option_env!("CARGO_BIN_EXE_mrsched-ballista") {
+        return PathBuf::from(b);
+    }
+    let exe = std::env::current_exe().unwrap();
+    exe.parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("mrsched-ballista")
+}
 
 /// A running `mrsched-ballista` process, killed on drop.
 pub struct Proc(pub Child);
@@ -46,7 +58,7 @@ impl Cluster {
     pub fn start(scheduler: &str, executors: usize, vcores: usize) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let (gp, hp) = (free_port(), free_port());
-        let mut child = Command::new(BIN)
+        let mut child = Command::new(bin())
             .args(["scheduler", "--scheduler", scheduler])
             .args(["--bind", &format!("127.0.0.1:{gp}")])
             .args(["--http", &format!("127.0.0.1:{hp}")])
@@ -77,7 +89,7 @@ impl Cluster {
     pub fn add_executor(&mut self, id: &str, vcores: usize) {
         let work = self.dir.path().join(id);
         std::fs::create_dir_all(&work).unwrap();
-        let child = Command::new(BIN)
+        let child = Command::new(bin())
             .args(["executor", "--scheduler", &self.grpc.to_string()])
             .args(["--port", &free_port().to_string()])
             .args(["--grpc-port", &free_port().to_string()])
