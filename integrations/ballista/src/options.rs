@@ -90,8 +90,10 @@ pub fn user_and_pool(config: &SessionConfig) -> (String, Option<String>) {
 
 /// A Ballista session configuration with mrsched's options, for `user`.
 pub fn session_config(user: &str) -> SessionConfig {
-    let mut o = MrschedOptions::default();
-    o.user = user.to_string();
+    let o = MrschedOptions {
+        user: user.to_string(),
+        ..Default::default()
+    };
     SessionConfig::new_with_ballista().with_option_extension(o)
 }
 
