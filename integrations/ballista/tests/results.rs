@@ -35,3 +35,19 @@ async fn results_equal_datafusion_local_results_under_each_policy() {
         assert!(report["jobs"].as_array().unwrap().len() >= 2, "{report}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn push_scheduling_gives_the_same_results() {
+    let c = Cluster::start_with("fair", 2, 2, true);
+    let data = write_data(c.dir.path(), "d", 6, 2_000);
+    let ctx = c.session("ann", "etl", 4, &data).await;
+    assert_eq!(
+        run(&ctx, QUERY).await.unwrap(),
+        local_result(&data, QUERY).await
+    );
+    let report = c.get("/metrics").await;
+    assert!(
+        report["extra"]["scheduler.binds"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+}

@@ -42,6 +42,7 @@ pub struct Cluster {
     pub scheduler: Proc,
     pub executors: Vec<Proc>,
     pub dir: tempfile::TempDir,
+    pub push: bool,
 }
 
 fn free_port() -> u16 {
@@ -56,6 +57,11 @@ impl Cluster {
     /// `mrsched-ballista scheduler --scheduler <scheduler>` and `executors`
     /// executors of `vcores` each.
     pub fn start(scheduler: &str, executors: usize, vcores: usize) -> Cluster {
+        Cluster::start_with(scheduler, executors, vcores, false)
+    }
+
+    /// [`Cluster::start`], with push scheduling when `push`.
+    pub fn start_with(scheduler: &str, executors: usize, vcores: usize, push: bool) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let (gp, hp) = (free_port(), free_port());
         let mut child = Command::new(bin())
@@ -63,6 +69,7 @@ impl Cluster {
             .args(["--bind", &format!("127.0.0.1:{gp}")])
             .args(["--http", &format!("127.0.0.1:{hp}")])
             .args(["--executor-timeout-s", "3"])
+            .args(push.then_some("--push"))
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -79,6 +86,7 @@ impl Cluster {
             scheduler: Proc(child),
             executors: Vec::new(),
             dir,
+            push,
         };
         for i in 0..executors {
             c.add_executor(&format!("executor-{i}"), vcores);
@@ -95,6 +103,7 @@ impl Cluster {
             .args(["--grpc-port", &free_port().to_string()])
             .args(["--vcores", &vcores.to_string()])
             .args(["--id", id])
+            .args(self.push.then_some("--push"))
             .arg("--work-dir")
             .arg(&work)
             .stdout(Stdio::null())
