@@ -29,10 +29,13 @@ pub struct Sample {
 /// Where tasks ran against where their shuffle input was.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Placement {
-    /// Tasks on an executor holding the most bytes of their input.
+    /// Tasks on the executor holding the most bytes of their input.
     pub input_local: u64,
     /// Tasks elsewhere.
     pub input_remote: u64,
+    /// Tasks whose input was spread evenly over several executors (one of
+    /// which they ran on): not counted either way.
+    pub input_tied: u64,
     /// Tasks that read no shuffle output (scans).
     pub no_input: u64,
 }
@@ -146,8 +149,9 @@ impl Observer {
                     if seen.insert((id.to_string(), *sid, attempt, tid)) {
                         match input_local(inputs, &t.global_input_partition_ids, executor) {
                             None => placement.no_input += 1,
-                            Some(true) => placement.input_local += 1,
-                            Some(false) => placement.input_remote += 1,
+                            Some(Holder::Sole) => placement.input_local += 1,
+                            Some(Holder::Tied) => placement.input_tied += 1,
+                            Some(Holder::Not) => placement.input_remote += 1,
                         }
                     }
                 }
@@ -158,6 +162,7 @@ impl Observer {
         out.placement.input_local += placement.input_local;
         out.placement.input_remote += placement.input_remote;
         out.placement.no_input += placement.no_input;
+        out.placement.input_tied += placement.input_tied;
         for (id, name, pool, started) in seen_jobs {
             let j = out.jobs.entry(id).or_insert_with(|| JobObserved {
                 name,
@@ -179,13 +184,23 @@ impl Observer {
     }
 }
 
+/// Whether an executor holds the most input bytes of a task.
+enum Holder {
+    /// It alone holds the most.
+    Sole,
+    /// It is one of several holding the most.
+    Tied,
+    /// Another executor holds more.
+    Not,
+}
+
 /// Whether `executor` holds the most input bytes of `partitions` (`None`
 /// when they read no shuffle output).
 fn input_local(
     inputs: &HashMap<usize, StageOutput>,
     partitions: &[usize],
     executor: &str,
-) -> Option<bool> {
+) -> Option<Holder> {
     let mut per: HashMap<&str, u64> = HashMap::new();
     for out in inputs.values() {
         for p in partitions {
@@ -196,5 +211,10 @@ fn input_local(
         }
     }
     let max = per.values().copied().max()?;
-    Some(per.get(executor).copied() == Some(max))
+    let at_max = per.values().filter(|b| **b == max).count();
+    Some(match per.get(executor).copied() == Some(max) {
+        false => Holder::Not,
+        true if at_max == 1 => Holder::Sole,
+        true => Holder::Tied,
+    })
 }

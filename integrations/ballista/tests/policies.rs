@@ -130,10 +130,10 @@ async fn a_short_query_starts_at_once_under_fair_and_waits_under_fifo() {
 }
 
 /// Share of shuffle-reading tasks placed on the executor that holds most of
-/// their input, over four runs of a two-stage query on four executors.
+/// their input, over four runs of a two-stage query on four executors, over files whose keys do not overlap.
 async fn input_local_share(scheduler: &str) -> f64 {
     let c = Cluster::start(scheduler, 4, 2);
-    let data = write_data(c.dir.path(), "d", 16, 5_000);
+    let data = write_keyed_data(c.dir.path(), "d", 16, 5_000, 2);
     let want = local_result(&data, QUERY).await;
     let ctx = c.session("ann", "etl", 16, &data).await;
     for _ in 0..4 {
@@ -146,10 +146,10 @@ async fn input_local_share(scheduler: &str) -> f64 {
         p["input_remote"].as_f64().unwrap(),
     );
     eprintln!(
-        "{scheduler}: {l} input-local, {r} remote, {} scans",
-        p["no_input"]
+        "{scheduler}: {l} input-local, {r} remote, {} tied, {} scans",
+        p["input_tied"], p["no_input"]
     );
-    assert!(l + r >= 20.0, "too few shuffle readers seen: {p}");
+    assert!(l + r >= 15.0, "too few shuffle readers seen: {p}");
     l / (l + r)
 }
 
@@ -164,11 +164,12 @@ async fn delay_scheduling_places_more_tasks_with_their_input_than_ballistas_poli
     .unwrap();
     let stock = input_local_share("ballista-bias").await;
     let ours = input_local_share(delay.to_str().unwrap()).await;
-    // Ballista's bias policy packs a stage's tasks on the executor with the
-    // most free vcores, so its share varies from run to run (0.56-0.82
-    // measured); delay scheduling waits for the executor with the input.
+    // Each file holds its own keys, so a shuffle partition's input lies
+    // mostly on the executors that scanned its keys. Ballista's bias policy
+    // binds wherever vcores are free (0.22-0.33 measured); delay scheduling
+    // waits for the executor with the input (0.89-0.97).
     assert!(
-        ours >= 0.85 && ours > stock,
+        ours >= 0.8 && ours >= stock + 0.3,
         "input-local share: mrsched fair+delay {ours:.2}, Ballista bias {stock:.2}"
     );
 }

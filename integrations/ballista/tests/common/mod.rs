@@ -178,6 +178,24 @@ pub fn write_data(dir: &Path, name: &str, files: usize, rows: usize) -> PathBuf 
     d
 }
 
+/// `files` CSV files of `rows` rows each whose keys do not overlap: file
+/// `f` holds keys `f * keys .. (f + 1) * keys`, so each shuffle partition's
+/// input lies mostly with the few map tasks that read its keys.
+pub fn write_keyed_data(dir: &Path, name: &str, files: usize, rows: usize, keys: usize) -> PathBuf {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    for f in 0..files {
+        let mut w = std::io::BufWriter::new(
+            std::fs::File::create(d.join(format!("part-{f:03}.csv"))).unwrap(),
+        );
+        writeln!(w, "k,v,s").unwrap();
+        for i in 0..rows {
+            writeln!(w, "{},{},word{}", f * keys + i % keys, i, i % 13).unwrap();
+        }
+    }
+    d
+}
+
 /// The aggregation every test runs.
 pub const QUERY: &str =
     "SELECT k, count(*) AS n, sum(v) AS total, count(DISTINCT s) AS words FROM t GROUP BY k ORDER BY k";
