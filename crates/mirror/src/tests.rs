@@ -484,3 +484,52 @@ fn partitions_bound_together_as_one_engine_task_end_together() {
     let job = m.state().job(j);
     assert_eq!((job.map_counts.running, job.map_counts.done), (0, 3));
 }
+
+/// Every executor offers its free slots until nothing more is bound.
+fn fill(e: &mut Engine, m: &mut Mirror, now: Time) {
+    e.round(m, now);
+}
+
+#[test]
+fn minimum_shares_max_running_jobs_and_fifo_pools_hold() {
+    let toml = "policy = \"fair\"\n\
+        [fair.pools.prod]\nmin_maps = 3\n\
+        [fair.pools.one]\nmax_running_jobs = 1\n\
+        [fair.pools.queue]\nscheduling_mode = \"fifo\"\n";
+    // Minimum share: prod gets 3 of 4 slots although the weights are equal.
+    let mut e = Engine::new(&[("e0", 2), ("e1", 2)]);
+    let mut m = mirror(toml);
+    e.add_job("adhoc", "adhoc", 20, None);
+    fill(&mut e, &mut m, secs(0.0));
+    e.add_job("prod", "prod", 20, None);
+    for step in 1..12 {
+        e.finish_one("adhoc");
+        e.finish_one("prod");
+        fill(&mut e, &mut m, secs(step as f64));
+    }
+    assert_eq!((e.running("prod"), e.running("adhoc")), (3, 1));
+
+    // A pool that runs one job at a time: the second waits for the first.
+    let mut e = Engine::new(&[("e0", 2), ("e1", 2)]);
+    let mut m = mirror(toml);
+    e.add_job("a", "one", 2, None);
+    e.add_job("b", "one", 2, None);
+    fill(&mut e, &mut m, secs(0.0));
+    assert_eq!((e.running("a"), e.running("b")), (2, 0));
+    e.jobs.retain(|j| j.id != "a");
+    fill(&mut e, &mut m, secs(1.0));
+    assert_eq!(e.running("b"), 2);
+
+    // FIFO inside a pool: the earlier query takes every slot it can use.
+    let mut e = Engine::new(&[("e0", 2), ("e1", 2)]);
+    let mut m = mirror(toml);
+    e.add_job("first", "queue", 10, None);
+    e.add_job("second", "queue", 10, None);
+    fill(&mut e, &mut m, secs(0.0));
+    assert_eq!((e.running("first"), e.running("second")), (4, 0));
+    let pools = m.pools();
+    let q = pools.pools.iter().find(|p| p.name == "queue").unwrap();
+    assert_eq!((q.jobs, q.running_maps, q.pending_maps), (2, 4, 16));
+    let prod = pools.pools.iter().find(|p| p.name == "prod").unwrap();
+    assert_eq!(prod.min_share, 3.0);
+}
