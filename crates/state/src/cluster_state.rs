@@ -899,13 +899,20 @@ impl ClusterState {
         jm.map_counts.pending -= 1;
         jm.map_counts.done += 1;
         self.pending_maps_total -= 1;
+        self.map_done(j);
+        Ok(())
+    }
+
+    /// A map of `j` is done: maybe all its maps, its reduces' readiness,
+    /// the job.
+    #[inline]
+    fn map_done(&mut self, j: JobId) {
         if self.jobs[j.idx()].maps_done() {
-            self.jobs[j.idx()].maps_done_at = Some(now);
+            self.jobs[j.idx()].maps_done_at = Some(self.now);
             self.events.push(StateEvent::MapsDone(j));
         }
         self.check_reduce_readiness(j);
         self.check_job_done(j);
-        Ok(())
     }
 
     /// A map attempt finished its work: every task it served is done.
@@ -944,12 +951,7 @@ impl ClusterState {
                 ns.intermediate_mb += out;
                 ns.outputs.push((j, t.index));
             }
-            if self.jobs[j.idx()].maps_done() {
-                self.jobs[j.idx()].maps_done_at = Some(now);
-                self.events.push(StateEvent::MapsDone(j));
-            }
-            self.check_reduce_readiness(j);
-            self.check_job_done(j);
+            self.map_done(j);
         }
         Ok(())
     }

@@ -313,30 +313,37 @@ async fn run(cli: Cli) -> Result<(), String> {
             .await
         }
         Cmd::Pools { http, format } => {
-            let v = fetch(http, "/pools").await?;
-            match format {
-                Format::Json => println!("{v:#}"),
-                Format::Table => {
-                    let p: mrsched_sched::PoolsView = serde_json::from_value(v)
-                        .map_err(|e| format!("unexpected pools answer: {e}"))?;
-                    print!("{}", mrsched_metrics::output::pools_table(&p));
-                }
-            }
-            Ok(())
+            show::<mrsched_sched::PoolsView>(http, "/pools", format, |p| {
+                mrsched_metrics::output::pools_table(p)
+            })
+            .await
         }
         Cmd::Metrics { http, format } => {
-            let v = fetch(http, "/metrics").await?;
-            match format {
-                Format::Json => println!("{v:#}"),
-                Format::Table => {
-                    let r: mrsched_metrics::Report = serde_json::from_value(v)
-                        .map_err(|e| format!("unexpected metrics answer: {e}"))?;
-                    print!("{}", mrsched_metrics::output::summary_text(&r));
-                }
-            }
-            Ok(())
+            show::<mrsched_metrics::Report>(http, "/metrics", format, |r| {
+                mrsched_metrics::output::summary_text(r)
+            })
+            .await
         }
     }
+}
+
+/// Fetch a view and print it as JSON or as `table` renders it.
+async fn show<T: serde::de::DeserializeOwned>(
+    http: SocketAddr,
+    path: &str,
+    format: Format,
+    table: impl Fn(&T) -> String,
+) -> Result<(), String> {
+    let v = fetch(http, path).await?;
+    match format {
+        Format::Json => println!("{v:#}"),
+        Format::Table => {
+            let x: T = serde_json::from_value(v)
+                .map_err(|e| format!("unexpected answer from {path}: {e}"))?;
+            print!("{}", table(&x));
+        }
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

@@ -163,6 +163,24 @@ pub async fn register(ctx: &SessionContext, data: &Path) {
 
 /// `files` CSV files of `rows` rows each: `k` in 0..97, `v`, `s`.
 pub fn write_data(dir: &Path, name: &str, files: usize, rows: usize) -> PathBuf {
+    write_csv(dir, name, files, rows, |f, i| (f * rows + i) % 97)
+}
+
+/// `files` CSV files of `rows` rows each whose keys do not overlap: file
+/// `f` holds keys `f * keys .. (f + 1) * keys`, so each shuffle partition's
+/// input lies mostly with the few map tasks that read its keys.
+pub fn write_keyed_data(dir: &Path, name: &str, files: usize, rows: usize, keys: usize) -> PathBuf {
+    write_csv(dir, name, files, rows, |f, i| f * keys + i % keys)
+}
+
+/// CSV files `part-NNN.csv` with columns `k` (`key(file, row)`), `v`, `s`.
+fn write_csv(
+    dir: &Path,
+    name: &str,
+    files: usize,
+    rows: usize,
+    key: impl Fn(usize, usize) -> usize,
+) -> PathBuf {
     let d = dir.join(name);
     std::fs::create_dir_all(&d).unwrap();
     for f in 0..files {
@@ -172,25 +190,7 @@ pub fn write_data(dir: &Path, name: &str, files: usize, rows: usize) -> PathBuf 
         writeln!(w, "k,v,s").unwrap();
         for i in 0..rows {
             let n = f * rows + i;
-            writeln!(w, "{},{},word{}", n % 97, n, n % 13).unwrap();
-        }
-    }
-    d
-}
-
-/// `files` CSV files of `rows` rows each whose keys do not overlap: file
-/// `f` holds keys `f * keys .. (f + 1) * keys`, so each shuffle partition's
-/// input lies mostly with the few map tasks that read its keys.
-pub fn write_keyed_data(dir: &Path, name: &str, files: usize, rows: usize, keys: usize) -> PathBuf {
-    let d = dir.join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    for f in 0..files {
-        let mut w = std::io::BufWriter::new(
-            std::fs::File::create(d.join(format!("part-{f:03}.csv"))).unwrap(),
-        );
-        writeln!(w, "k,v,s").unwrap();
-        for i in 0..rows {
-            writeln!(w, "{},{},word{}", f * keys + i % keys, i, i % 13).unwrap();
+            writeln!(w, "{},{},word{}", key(f, i), n, n % 13).unwrap();
         }
     }
     d
