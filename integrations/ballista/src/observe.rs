@@ -47,7 +47,7 @@ pub struct Observed {
     pub samples: Vec<Sample>,
     /// Task placement.
     pub placement: Placement,
-    /// Queries seen running, by job id.
+    /// Queries seen running, by job id (the 10,000 seen last).
     pub jobs: BTreeMap<String, JobObserved>,
 }
 
@@ -77,6 +77,7 @@ pub struct Observer {
 }
 
 const MAX_SAMPLES: usize = 10_000;
+const MAX_JOBS: usize = 10_000;
 
 impl Observer {
     /// A sampler over `state`'s running jobs.
@@ -158,6 +159,12 @@ impl Observer {
             }
             seen_jobs.push((id.to_string(), g.job_name().to_string(), pool, started));
         }
+        // Tasks are remembered only while their query runs.
+        {
+            let running: HashSet<String> = jobs.keys().map(|j| j.to_string()).collect();
+            let mut seen = self.seen.lock().expect("observer lock");
+            seen.retain(|k| running.contains(&k.0));
+        }
         let mut out = self.out.lock().expect("observer lock");
         out.placement.input_local += placement.input_local;
         out.placement.input_remote += placement.input_remote;
@@ -174,6 +181,14 @@ impl Observer {
             j.last_ms = ms;
             if started && j.first_task_ms.is_none() {
                 j.first_task_ms = Some(ms);
+            }
+        }
+        if out.jobs.len() > MAX_JOBS {
+            let mut by_age: Vec<(u64, String)> =
+                out.jobs.iter().map(|(k, j)| (j.last_ms, k.clone())).collect();
+            by_age.sort();
+            for (_, k) in by_age.into_iter().take(out.jobs.len() - MAX_JOBS) {
+                out.jobs.remove(&k);
             }
         }
         out.samples.push(sample);
