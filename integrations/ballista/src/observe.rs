@@ -184,8 +184,11 @@ impl Observer {
             }
         }
         if out.jobs.len() > MAX_JOBS {
-            let mut by_age: Vec<(u64, String)> =
-                out.jobs.iter().map(|(k, j)| (j.last_ms, k.clone())).collect();
+            let mut by_age: Vec<(u64, String)> = out
+                .jobs
+                .iter()
+                .map(|(k, j)| (j.last_ms, k.clone()))
+                .collect();
             by_age.sort();
             for (_, k) in by_age.into_iter().take(out.jobs.len() - MAX_JOBS) {
                 out.jobs.remove(&k);

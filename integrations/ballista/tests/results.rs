@@ -51,3 +51,79 @@ async fn push_scheduling_gives_the_same_results() {
         "{report}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_embedded_local_cluster_runs_queries_and_stops_its_executors() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(bin())
+        .args([
+            "local",
+            "--executors",
+            "2",
+            "--vcores",
+            "2",
+            "--scheduler",
+            "fair+delay",
+        ])
+        .args(["--port", "0", "--http-port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "no `ready` in: {text}"
+        );
+        text.push_str(&line);
+        if line.trim() == "ready" {
+            break;
+        }
+    }
+    let url = text
+        .split_whitespace()
+        .find(|w| w.starts_with("df://"))
+        .unwrap()
+        .trim_end_matches(',')
+        .to_string();
+    assert!(text.contains("SessionContext::remote"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_data(dir.path(), "d", 4, 1_000);
+    let ctx = mrsched_ballista::options::connect(&url, "ann")
+        .await
+        .unwrap();
+    ctx.sql("SET mrsched.pool = 'etl'").await.unwrap();
+    register(&ctx, &data).await;
+    assert_eq!(
+        run(&ctx, QUERY).await.unwrap(),
+        local_result(&data, QUERY).await
+    );
+    // SIGTERM: the executors stop with it.
+    let pid = child.id().to_string();
+    let kids = std::process::Command::new("pgrep")
+        .args(["-P", &pid])
+        .output()
+        .unwrap();
+    let kids: Vec<String> = String::from_utf8_lossy(&kids.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(kids.len(), 2, "two executor processes");
+    assert!(std::process::Command::new("kill")
+        .arg(&pid)
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    for k in kids {
+        let gone = wait_until(std::time::Duration::from_secs(5), || {
+            let k = k.clone();
+            async move { !std::path::Path::new(&format!("/proc/{k}")).exists() }
+        })
+        .await;
+        assert!(gone, "executor {k} left behind");
+    }
+}
