@@ -647,39 +647,7 @@ async fn pools(a: ConnArgs) -> Result<()> {
     match a.format {
         LiveFormat::Json => print_json(&p),
         LiveFormat::Table => {
-            println!("scheduler {}", p.scheduler);
-            let rows: Vec<Vec<String>> = p
-                .pools
-                .iter()
-                .map(|x| {
-                    vec![
-                        x.name.clone(),
-                        x.jobs.to_string(),
-                        x.running_maps.to_string(),
-                        x.running_reduces.to_string(),
-                        x.pending_maps.to_string(),
-                        x.pending_reduces.to_string(),
-                    ]
-                })
-                .collect();
-            print!(
-                "{}",
-                render_table_aligned(
-                    &[
-                        "pool",
-                        "jobs",
-                        "run_maps",
-                        "run_reduces",
-                        "pend_maps",
-                        "pend_reduces"
-                    ],
-                    &rows,
-                    &[false, true, true, true, true, true],
-                )
-            );
-            for (k, v) in &p.stats {
-                println!("{k} = {v}");
-            }
+            print!("{}", mrsched_metrics::output::pools_table(&p));
             Ok(())
         }
     }

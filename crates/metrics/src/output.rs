@@ -73,6 +73,50 @@ fn s1(x: f64) -> String {
     format!("{x:.1}")
 }
 
+/// The pools table `mrsched pools` prints (any driver's pool view): one
+/// row per pool, then the scheduler's own numbers.
+pub fn pools_table(p: &mrsched_sched::PoolsView) -> String {
+    let rows: Vec<Vec<String>> = p
+        .pools
+        .iter()
+        .map(|x| {
+            vec![
+                x.name.clone(),
+                x.jobs.to_string(),
+                x.running_maps.to_string(),
+                x.running_reduces.to_string(),
+                x.pending_maps.to_string(),
+                x.pending_reduces.to_string(),
+                format!("{}", x.weight),
+                format!("{:.1}", x.min_share),
+                format!("{:.1}", x.fair_share),
+                format!("{:.0}", x.demand),
+            ]
+        })
+        .collect();
+    let mut out = format!("scheduler {}\n", p.scheduler);
+    out.push_str(&render_table_aligned(
+        &[
+            "pool",
+            "jobs",
+            "run_maps",
+            "run_reduces",
+            "pend_maps",
+            "pend_reduces",
+            "weight",
+            "min_share",
+            "fair_share",
+            "demand",
+        ],
+        &rows,
+        &[false, true, true, true, true, true, true, true, true, true],
+    ));
+    for (k, v) in &p.stats {
+        out.push_str(&format!("{k} = {v}\n"));
+    }
+    out
+}
+
 /// A human summary of one run.
 pub fn summary_text(r: &Report) -> String {
     let s = &r.summary;

@@ -406,7 +406,75 @@ pub struct Cluster {
     pub faults: Faults,
 }
 
+/// A member of a cluster that forms at run time: a live worker, or an
+/// executor of another engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Member {
+    /// Unique name.
+    pub name: String,
+    /// Rack name.
+    pub rack: String,
+    /// Its slots.
+    pub slots: SlotConfig,
+}
+
 impl Cluster {
+    /// The cluster of run-time members: racks in order of first appearance,
+    /// default rates, no capacity rules or faults, reducers limited to three
+    /// times the reduce slots under copy-compute splitting.
+    pub fn of_members(
+        name: &str,
+        members: &[Member],
+        heartbeat: Time,
+        reduce_slowstart: f64,
+        max_attempts: u32,
+    ) -> Cluster {
+        let mut racks: Vec<Rack> = Vec::new();
+        let mut nodes = Vec::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            let r = match racks.iter().position(|r| r.name == m.rack) {
+                Some(r) => r,
+                None => {
+                    racks.push(Rack {
+                        name: m.rack.clone(),
+                        nodes: Vec::new(),
+                    });
+                    racks.len() - 1
+                }
+            };
+            racks[r].nodes.push(NodeId(i as u32));
+            let reduce = match m.slots {
+                SlotConfig::Split { reduce, .. } => reduce,
+                SlotConfig::Unified { slots } => slots,
+            };
+            nodes.push(Node {
+                name: m.name.clone(),
+                rack: RackId(r as u32),
+                group: "workers".into(),
+                slots: m.slots,
+                max_reducers: 3 * reduce,
+                speed: 1.0,
+                disk_mb: None,
+            });
+        }
+        Cluster {
+            name: name.into(),
+            nodes,
+            racks,
+            rates: Rates::default(),
+            heartbeat: Heartbeat {
+                interval: heartbeat.max(Time(1)),
+                jitter: Time::ZERO,
+                on_completion: true,
+            },
+            reduce_slowstart,
+            max_attempts,
+            task_overhead: Time::ZERO,
+            capacity: Vec::new(),
+            faults: Faults::default(),
+        }
+    }
+
     /// Check and resolve a cluster file.
     pub fn from_source(src: &Source) -> Result<Cluster, InputErrors> {
         let spec: ClusterSpec = src.parse()?;

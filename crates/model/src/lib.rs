@@ -21,7 +21,7 @@ pub mod source;
 pub mod time;
 pub mod workload;
 
-pub use cluster::{Cluster, ClusterSpec, Node, SlotConfig};
+pub use cluster::{Cluster, ClusterSpec, Member, Node, SlotConfig};
 pub use error::{InputError, InputErrors};
 pub use estimate::{estimate, Estimate};
 pub use ids::{

@@ -242,33 +242,7 @@ pub struct Submitted {
     pub reason: Option<String>,
 }
 
-/// A pool as users see it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PoolView {
-    /// Name.
-    pub name: String,
-    /// Running jobs.
-    pub jobs: u32,
-    /// Running map attempts.
-    pub running_maps: u32,
-    /// Running reduce attempts.
-    pub running_reduces: u32,
-    /// Pending maps.
-    pub pending_maps: u32,
-    /// Pending reduces.
-    pub pending_reduces: u32,
-}
-
-/// What `mrsched pools` prints.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PoolsView {
-    /// Scheduler label.
-    pub scheduler: String,
-    /// Pools with running jobs (or a configured share).
-    pub pools: Vec<PoolView>,
-    /// The scheduler's own numbers (`Scheduler::stats`).
-    pub stats: std::collections::BTreeMap<String, f64>,
-}
+pub use mrsched_sched::{PoolView, PoolsView};
 
 /// A file in the block store.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -404,10 +404,11 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
     let c = TestCluster::start(2, Some(f)).await;
     let text = corpus(1200);
     put(&c.alice, "t", &text, 2 * 1024).await;
-    // Slow maps keep the reducers in their copy phase for a while (0.3 s
-    // each: with 0.1 s a loaded machine once ran the map phase so fast
-    // that no 20 ms sample saw more than two reducers).
-    let prog = "kind = \"streaming\"\nmapper = \"sleep 0.3; cat\"\nreducer = \"sort -r\"";
+    // A job may copy with one reducer per node (its reduce slots), so a third
+    // reducer starts only once one computes: slow reducers (0.5 s) keep the
+    // computing phase long enough for a 20 ms sample to see it (with a fast
+    // reducer a loaded machine once finished each compute between samples).
+    let prog = "kind = \"streaming\"\nmapper = \"sleep 0.3; cat\"\nreducer = \"sleep 0.5; sort -r\"";
     let s = c
         .alice
         .submit("ccs", &job_toml("t", "out", 6, prog), false)
@@ -442,7 +443,7 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
     );
     let p = Program::Streaming {
         mapper: "sleep 0.3; cat".into(),
-        reducer: "sort -r".into(),
+        reducer: "sleep 0.5; sort -r".into(),
     };
     assert_eq!(
         c.alice.read("out").await.unwrap(),

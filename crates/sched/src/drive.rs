@@ -123,6 +123,32 @@ impl Driver {
         spec: impl Into<Arc<JobSpec>>,
     ) -> (JobId, Admission) {
         let j = st.submit(spec);
+        self.decide_submitted(st, sched, h, j)
+    }
+
+    /// [`Driver::submit`] for a job whose tasks the driver adds as they
+    /// become runnable ([`ClusterState::add_maps`]; a DAG engine's stages):
+    /// it stays open until [`ClusterState::close_job`].
+    pub fn submit_open(
+        &mut self,
+        st: &mut ClusterState,
+        sched: &mut dyn Scheduler,
+        h: &mut dyn Hooks,
+        spec: impl Into<Arc<JobSpec>>,
+    ) -> (JobId, Admission) {
+        let j = st.submit(spec);
+        st.hold_open(j)
+            .expect("a job just submitted can be held open");
+        self.decide_submitted(st, sched, h, j)
+    }
+
+    fn decide_submitted(
+        &mut self,
+        st: &mut ClusterState,
+        sched: &mut dyn Scheduler,
+        h: &mut dyn Hooks,
+        j: JobId,
+    ) -> (JobId, Admission) {
         self.deliver(st, sched, h);
         let decision = sched.on_submit(st, j);
         self.decide(st, sched, h, j, &decision);

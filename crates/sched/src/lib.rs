@@ -10,6 +10,7 @@
 //! * [`drive`]: the driver loop the simulator and the live master share
 //!   (submission, heartbeats, actions, event delivery);
 //! * [`plan`]: following a precomputed task -> machine plan;
+//! * [`pools`]: the pool view every driver shows (`mrsched pools`);
 //! * [`config`]: configuration files, presets and the policy registry;
 //! * [`policies`]: one module per policy family.
 //!
@@ -25,6 +26,7 @@ pub mod delay;
 pub mod drive;
 pub mod plan;
 pub mod policies;
+pub mod pools;
 pub mod scheduler;
 pub mod share;
 #[cfg(test)]
@@ -32,4 +34,5 @@ mod testutil;
 
 pub use config::{PolicyInfo, Preset, SchedulerConfig};
 pub use drive::{Driver, Hooks, InvalidLaunch};
-pub use scheduler::{Action, Admission, Scheduler};
+pub use pools::{PoolView, PoolsView};
+pub use scheduler::{Action, Admission, PoolShare, Scheduler};

@@ -47,6 +47,22 @@ pub enum Action {
     },
 }
 
+/// One pool's allocation as a policy with pools computed it, for the pool
+/// views of drivers (`mrsched pools`). Per slot kind: `[map, reduce]`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PoolShare {
+    /// Pool path (`parent/child` for nested pools).
+    pub name: String,
+    /// Weight.
+    pub weight: f64,
+    /// Minimum share, slots.
+    pub min_share: [f64; 2],
+    /// Fair share at the last share update, slots.
+    pub fair_share: [f64; 2],
+    /// Demand at the last share update (running + launchable), slots.
+    pub demand: [f64; 2],
+}
+
 /// A scheduling policy.
 ///
 /// Drivers call, in this order of time:
@@ -110,6 +126,17 @@ pub trait Scheduler: Send {
     /// Policy-specific measurements for reports (e.g. admission counts).
     fn stats(&self) -> BTreeMap<String, f64> {
         BTreeMap::new()
+    }
+
+    /// Bring the allocation up to date with the state now. Policies that
+    /// recompute lazily (at the next assignment) do it here; drivers call
+    /// it before showing allocations ([`Scheduler::pool_shares`]).
+    fn update_allocation(&mut self, _st: &ClusterState) {}
+
+    /// Pools and their shares (policies with pools, such as the Fair
+    /// Scheduler) as of the last allocation; empty for the others.
+    fn pool_shares(&self) -> Vec<PoolShare> {
+        Vec::new()
     }
 
     /// Problems in the configuration that do not stop the policy (such as

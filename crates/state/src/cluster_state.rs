@@ -18,12 +18,12 @@ use crate::attempt::{Attempt, AttemptStatus, Launch, ReducePhase};
 use crate::blocks::{BlockMap, DatasetBlocks};
 use crate::events::StateEvent;
 use crate::index::top_pending;
-use crate::job::{Job, JobStatus, TaskStatus};
+use crate::job::{Job, JobStatus, Task, TaskStatus};
 use crate::node::NodeState;
 use crate::slab::AttemptSlab;
 use mrsched_model::cost;
 use mrsched_model::{
-    AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, NodeId, TaskKind, Time,
+    AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, MapSpec, NodeId, TaskKind, Time,
 };
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
@@ -826,6 +826,95 @@ impl ClusterState {
         Ok(id)
     }
 
+    /// Keep a job open: it does not finish when its current tasks are done,
+    /// because the driver will add more with [`ClusterState::add_maps`]
+    /// (the stages of a DAG engine) until [`ClusterState::close_job`].
+    pub fn hold_open(&mut self, j: JobId) -> Result<(), StateError> {
+        let job = self.job_mut(j)?;
+        if job.status.is_final() {
+            return Err(StateError(format!("{j} has ended")));
+        }
+        job.open = true;
+        Ok(())
+    }
+
+    /// No more tasks will be added to `j`: it finishes once its tasks are
+    /// done (at once if they are).
+    pub fn close_job(&mut self, j: JobId) -> Result<(), StateError> {
+        self.job_mut(j)?.open = false;
+        self.check_job_done(j);
+        Ok(())
+    }
+
+    /// Append map tasks to an open job (see [`ClusterState::hold_open`]);
+    /// they are pending at once when the job runs. Returns the index of the
+    /// first new task.
+    pub fn add_maps(&mut self, j: JobId, maps: Vec<MapSpec>) -> Result<u32, StateError> {
+        let job = self.job_mut(j)?;
+        if !job.open || job.status.is_final() {
+            return Err(StateError(format!("{j} is not open for new tasks")));
+        }
+        let first = job.maps.len() as u32;
+        let added = maps.len() as u32;
+        if added == 0 {
+            return Ok(first);
+        }
+        for (i, m) in maps.iter().enumerate() {
+            if let Some(b) = m.block.filter(|b| b.index == 0) {
+                job.dataset_offsets.push((b.dataset, first + i as u32));
+            }
+        }
+        Arc::make_mut(&mut job.spec).maps.extend(maps);
+        job.maps.extend((0..added).map(|_| Task::new()));
+        if job.status == JobStatus::Running {
+            job.map_counts.pending += added;
+            self.pending_maps_total += added as u64;
+            // The whole job's index is rebuilt: DAG stages are added a few
+            // times per job, and lookups skip tasks that are no longer pending.
+            self.build_index(j);
+            self.events.push(StateEvent::TasksAdded(j));
+        }
+        Ok(first)
+    }
+
+    /// A pending map of an open job that will never run under this index
+    /// (its engine took the work back, e.g. a stage was rolled back after an
+    /// executor loss; the driver adds a new task if the work comes back).
+    /// It counts as done, with no attempt and no output.
+    pub fn withdraw_map(&mut self, j: JobId, t: u32) -> Result<(), StateError> {
+        let now = self.now;
+        let jm = self.job_mut(j)?;
+        let pending = jm.status == JobStatus::Running
+            && jm
+                .maps
+                .get(t as usize)
+                .is_some_and(|x| x.status == TaskStatus::Pending);
+        if !pending {
+            return Err(StateError(format!("{j} map {t} is not pending")));
+        }
+        let task = &mut jm.maps[t as usize];
+        task.status = TaskStatus::Done;
+        task.start = now;
+        task.finish = now;
+        jm.map_counts.pending -= 1;
+        jm.map_counts.done += 1;
+        self.pending_maps_total -= 1;
+        self.map_done(j);
+        Ok(())
+    }
+
+    /// A map of `j` is done: maybe all its maps, its reduces' readiness,
+    /// the job.
+    #[inline]
+    fn map_done(&mut self, j: JobId) {
+        if self.jobs[j.idx()].maps_done() {
+            self.jobs[j.idx()].maps_done_at = Some(self.now);
+            self.events.push(StateEvent::MapsDone(j));
+        }
+        self.check_reduce_readiness(j);
+        self.check_job_done(j);
+    }
+
     /// A map attempt finished its work: every task it served is done.
     pub fn finish_map(&mut self, a: AttemptId) -> Result<(), StateError> {
         let att = self.running(a, TaskKind::Map)?;
@@ -862,12 +951,7 @@ impl ClusterState {
                 ns.intermediate_mb += out;
                 ns.outputs.push((j, t.index));
             }
-            if self.jobs[j.idx()].maps_done() {
-                self.jobs[j.idx()].maps_done_at = Some(now);
-                self.events.push(StateEvent::MapsDone(j));
-            }
-            self.check_reduce_readiness(j);
-            self.check_job_done(j);
+            self.map_done(j);
         }
         Ok(())
     }
@@ -1420,6 +1504,7 @@ impl ClusterState {
     fn check_job_done(&mut self, j: JobId) {
         let jm = &self.jobs[j.idx()];
         if jm.status == JobStatus::Running
+            && !jm.open
             && jm.maps_done()
             && jm.reduce_counts.done as usize == jm.reduces.len()
         {

@@ -27,6 +27,9 @@ pub enum StateEvent {
     MapsDone(JobId),
     /// A job's reduces may now be launched.
     ReducesReady(JobId),
+    /// Map tasks were added to a running open job (a DAG engine's next
+    /// stage became runnable); they are pending.
+    TasksAdded(JobId),
     /// A finished map's output was lost (node failure or eviction) and the
     /// map is pending again.
     MapOutputLost {

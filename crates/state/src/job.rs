@@ -65,7 +65,7 @@ pub struct Task {
 }
 
 impl Task {
-    fn new() -> Task {
+    pub(crate) fn new() -> Task {
         Task {
             status: TaskStatus::Pending,
             attempts: 0,
@@ -160,6 +160,11 @@ pub struct Job {
     pub reduces_ready: bool,
     /// Observed durations.
     pub stats: TaskStats,
+    /// More tasks may still be added ([`crate::ClusterState::add_maps`]):
+    /// the job does not finish when its current tasks are done, only after
+    /// [`crate::ClusterState::close_job`]. Set for the jobs of DAG engines,
+    /// whose stages become tasks one after another.
+    pub open: bool,
     /// Slot-time of attempts killed by the scheduler or users.
     pub killed_work: Time,
     /// Slot-time of attempts lost with their node or failed.
@@ -207,6 +212,7 @@ impl Job {
             reduces,
             reduces_ready: false,
             stats: TaskStats::default(),
+            open: false,
             killed_work: Time::ZERO,
             lost_work: Time::ZERO,
             failed_attempts: 0,

@@ -386,3 +386,70 @@ fn an_output_dropped_while_unneeded_is_rerun_when_a_reduce_needs_it_again() {
     st.map_output_lost(j, 1, NodeId(0));
     assert_eq!(st.job(j).maps[1].status, TaskStatus::Done);
 }
+
+#[test]
+fn open_jobs_grow_stage_by_stage_and_finish_when_closed() {
+    // Nodes 0,2 on rack 0; nodes 1,3 on rack 1. The second stage's one task
+    // reads block 0 of a dataset held on node 3.
+    let mut st = with_dataset(two_racks(), vec![vec![3]]);
+    let j = st.submit(JobSpec::explicit("dag", Time::ZERO, &[], &[], 1.0));
+    st.hold_open(j).unwrap();
+    st.admit(j).unwrap();
+    assert_eq!(st.job(j).status, JobStatus::Running);
+    // Stage 1: two data-less tasks.
+    let nodata = MapSpec {
+        block: None,
+        input_mb: 0.0,
+        time: None,
+    };
+    assert_eq!(st.add_maps(j, vec![nodata.clone(), nodata]).unwrap(), 0);
+    assert_eq!(st.job(j).map_counts.pending, 2);
+    assert_eq!(st.pending_maps_total(), 2);
+    assert!(st.take_events().contains(&StateEvent::TasksAdded(j)));
+    let a = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    let b = st.launch(NodeId(1), &Launch::map(j, 1)).unwrap();
+    st.finish_map(a).unwrap();
+    st.finish_map(b).unwrap();
+    // Every task is done, but the job is open: it keeps running.
+    assert_eq!(st.job(j).status, JobStatus::Running);
+    // Stage 2: one task whose input is on node 3.
+    let local = MapSpec {
+        block: Some(BlockRef {
+            dataset: DatasetId(0),
+            index: 0,
+        }),
+        input_mb: 1.0,
+        time: None,
+    };
+    assert_eq!(st.add_maps(j, vec![local.clone(), local]).unwrap(), 2);
+    assert_eq!(st.find_map_task(j, NodeId(2), Locality::Node), None);
+    assert_eq!(
+        st.find_map_task(j, NodeId(3), Locality::Node),
+        Some((2, Locality::Node))
+    );
+    assert_eq!(
+        st.find_map_task(j, NodeId(1), Locality::Rack),
+        Some((2, Locality::Rack))
+    );
+    // The engine takes task 3 back: it counts as done without running.
+    st.withdraw_map(j, 3).unwrap();
+    assert!(st.withdraw_map(j, 3).is_err());
+    assert_eq!(st.job(j).map_counts.pending, 1);
+    assert_eq!(st.pending_maps_total(), 1);
+    let c = st.launch(NodeId(3), &Launch::map(j, 2)).unwrap();
+    st.finish_map(c).unwrap();
+    assert_eq!(st.job(j).status, JobStatus::Running);
+    st.close_job(j).unwrap();
+    assert_eq!(st.job(j).status, JobStatus::Succeeded);
+    assert!(st.add_maps(j, vec![]).is_err());
+}
+
+#[test]
+fn tasks_cannot_be_added_to_a_closed_job() {
+    let mut st = ClusterState::new(two_racks());
+    let j = st.submit(JobSpec::explicit("j", Time::ZERO, &[1.0], &[], 1.0));
+    st.admit(j).unwrap();
+    let spec = st.job(j).spec.maps[0].clone();
+    assert!(st.add_maps(j, vec![spec]).is_err());
+    assert_eq!(st.job(j).maps.len(), 1);
+}

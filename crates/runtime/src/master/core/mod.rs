@@ -13,11 +13,11 @@ use crate::journal::{Journal, JournalError, Record};
 use crate::program::Program;
 use crate::proto::*;
 use mrsched_metrics::{LatencyHistogram, Report as RunReport, RunInfo, Sample};
-use mrsched_model::cluster::{Faults, Heartbeat as HeartbeatCfg, Rack, Rates};
+use mrsched_model::cluster::Member;
 use mrsched_model::workload::CostParams;
 use mrsched_model::{
-    AttemptId, BlockRef, Cluster, DatasetId, Format, JobId, JobSpec, MapSpec, Node, NodeId, RackId,
-    ReduceSpec, SlotConfig, Source, TaskKind, Time,
+    AttemptId, BlockRef, Cluster, DatasetId, Format, JobId, JobSpec, MapSpec, NodeId, ReduceSpec,
+    SlotConfig, Source, TaskKind, Time,
 };
 use mrsched_sched::{Admission, Driver, Hooks, Scheduler, SchedulerConfig};
 use mrsched_state::{
@@ -519,49 +519,24 @@ fn status_name(s: JobStatus) -> &'static str {
 
 /// The cluster description of the registered workers.
 pub fn live_cluster(nodes: &[NodeInfo], s: &MasterSettings) -> Cluster {
-    let mut racks: Vec<Rack> = Vec::new();
-    let mut out = Vec::new();
-    for (i, n) in nodes.iter().enumerate() {
-        let r = match racks.iter().position(|r| r.name == n.rack) {
-            Some(r) => r,
-            None => {
-                racks.push(Rack {
-                    name: n.rack.clone(),
-                    nodes: Vec::new(),
-                });
-                racks.len() - 1
-            }
-        };
-        racks[r].nodes.push(NodeId(i as u32));
-        out.push(Node {
+    let members: Vec<Member> = nodes
+        .iter()
+        .map(|n| Member {
             name: n.name.clone(),
-            rack: RackId(r as u32),
-            group: "workers".into(),
+            rack: n.rack.clone(),
             slots: SlotConfig::Split {
                 map: n.map_slots,
                 reduce: n.reduce_slots,
             },
-            max_reducers: 3 * n.reduce_slots,
-            speed: 1.0,
-            disk_mb: None,
-        });
-    }
-    Cluster {
-        name: "live".into(),
-        nodes: out,
-        racks,
-        rates: Rates::default(),
-        heartbeat: HeartbeatCfg {
-            interval: Time::from_secs_f64(s.heartbeat.as_secs_f64()).max(Time(1)),
-            jitter: Time::ZERO,
-            on_completion: true,
-        },
-        reduce_slowstart: s.reduce_slowstart,
-        max_attempts: s.max_attempts,
-        task_overhead: Time::ZERO,
-        capacity: Vec::new(),
-        faults: Faults::default(),
-    }
+        })
+        .collect();
+    Cluster::of_members(
+        "live",
+        &members,
+        Time::from_secs_f64(s.heartbeat.as_secs_f64()),
+        s.reduce_slowstart,
+        s.max_attempts,
+    )
 }
 
 impl Core {

@@ -292,29 +292,11 @@ impl Core {
     /// Pools with their running work.
     pub fn pools(&self) -> Result<PoolsView, ApiError> {
         let f = self.formed.as_ref().ok_or_else(not_formed)?;
-        let mut pools: BTreeMap<String, PoolView> = BTreeMap::new();
-        for &j in f.st.active_jobs() {
-            let job = f.st.job(j);
-            let name = job.spec.pool_name().to_string();
-            let p = pools.entry(name.clone()).or_insert_with(|| PoolView {
-                name,
-                jobs: 0,
-                running_maps: 0,
-                running_reduces: 0,
-                pending_maps: 0,
-                pending_reduces: 0,
-            });
-            p.jobs += 1;
-            p.running_maps += job.map_counts.running;
-            p.running_reduces += job.reduce_counts.running;
-            p.pending_maps += job.map_counts.pending;
-            p.pending_reduces += job.reduce_counts.pending;
-        }
-        Ok(PoolsView {
-            scheduler: self.b.settings.scheduler.label.clone(),
-            pools: pools.into_values().collect(),
-            stats: f.sched.stats(),
-        })
+        Ok(PoolsView::build(
+            &f.st,
+            f.sched.as_ref(),
+            &self.b.settings.scheduler.label,
+        ))
     }
 
     /// The run's metrics, as the simulator reports them.

@@ -625,6 +625,7 @@ impl Scheduler for FairScheduler {
                 self.demand_dirty = true;
             }
             StateEvent::MapsDone(j)
+            | StateEvent::TasksAdded(j)
             | StateEvent::ReducesReady(j)
             | StateEvent::MapOutputLost { job: j, .. } => {
                 self.dirty.push(*j);
@@ -717,6 +718,29 @@ impl Scheduler for FairScheduler {
         m.insert("space_refusals".into(), self.space.refusals as f64);
         m.insert("share_updates".into(), self.share_updates as f64);
         m
+    }
+
+    fn update_allocation(&mut self, st: &ClusterState) {
+        self.refresh(st);
+    }
+
+    fn pool_shares(&self) -> Vec<crate::PoolShare> {
+        let mut v: Vec<crate::PoolShare> = self
+            .tree
+            .pools()
+            .map(|p| {
+                let n = &self.tree.nodes[p as usize];
+                crate::PoolShare {
+                    name: n.name.clone(),
+                    weight: n.weight,
+                    min_share: n.min,
+                    fair_share: n.share,
+                    demand: n.demand,
+                }
+            })
+            .collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
     }
 
     fn warnings(&self) -> Vec<String> {

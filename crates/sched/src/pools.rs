@@ -1,0 +1,103 @@
+//! Pool views: what `mrsched pools` shows, built the same way by every
+//! driver (the live master, the Ballista adapter) from the cluster state and
+//! the scheduler's own allocation ([`Scheduler::pool_shares`]).
+
+use crate::scheduler::{PoolShare, Scheduler};
+use mrsched_state::ClusterState;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A pool as users see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolView {
+    /// Name (a path such as `etl/nightly` for nested pools).
+    pub name: String,
+    /// Running jobs.
+    pub jobs: u32,
+    /// Running map attempts.
+    pub running_maps: u32,
+    /// Running reduce attempts.
+    pub running_reduces: u32,
+    /// Pending maps.
+    pub pending_maps: u32,
+    /// Pending reduces.
+    pub pending_reduces: u32,
+    /// Weight (policies with pools; 1 otherwise).
+    #[serde(default = "one")]
+    pub weight: f64,
+    /// Minimum share, map slots (policies with pools).
+    #[serde(default)]
+    pub min_share: f64,
+    /// Fair share at the scheduler's last share update, map slots
+    /// (policies with pools).
+    #[serde(default)]
+    pub fair_share: f64,
+    /// Demand at the last share update, map slots: running plus
+    /// launchable maps (policies with pools).
+    #[serde(default)]
+    pub demand: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// What `mrsched pools` prints.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PoolsView {
+    /// Scheduler label.
+    pub scheduler: String,
+    /// Pools with running jobs or a configured share, by name.
+    pub pools: Vec<PoolView>,
+    /// The scheduler's own numbers (`Scheduler::stats`).
+    pub stats: BTreeMap<String, f64>,
+}
+
+impl PoolsView {
+    /// The pools of the admitted, unfinished jobs of `st`, with the
+    /// scheduler's shares for every pool it knows.
+    pub fn build(st: &ClusterState, sched: &dyn Scheduler, label: &str) -> PoolsView {
+        let mut pools: BTreeMap<String, PoolView> = BTreeMap::new();
+        let blank = |name: String| PoolView {
+            name,
+            jobs: 0,
+            running_maps: 0,
+            running_reduces: 0,
+            pending_maps: 0,
+            pending_reduces: 0,
+            weight: 1.0,
+            min_share: 0.0,
+            fair_share: 0.0,
+            demand: 0.0,
+        };
+        for &j in st.active_jobs() {
+            let job = st.job(j);
+            let name = job.spec.pool_name().to_string();
+            let p = pools.entry(name.clone()).or_insert_with(|| blank(name));
+            p.jobs += 1;
+            p.running_maps += job.map_counts.running;
+            p.running_reduces += job.reduce_counts.running;
+            p.pending_maps += job.map_counts.pending;
+            p.pending_reduces += job.reduce_counts.pending;
+        }
+        for PoolShare {
+            name,
+            weight,
+            min_share,
+            fair_share,
+            demand,
+        } in sched.pool_shares()
+        {
+            let p = pools.entry(name.clone()).or_insert_with(|| blank(name));
+            p.weight = weight;
+            p.min_share = min_share[0];
+            p.fair_share = fair_share[0];
+            p.demand = demand[0];
+        }
+        PoolsView {
+            scheduler: label.to_string(),
+            pools: pools.into_values().collect(),
+            stats: sched.stats(),
+        }
+    }
+}
