@@ -408,7 +408,8 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
     // reducer starts only once one computes: slow reducers (0.5 s) keep the
     // computing phase long enough for a 20 ms sample to see it (with a fast
     // reducer a loaded machine once finished each compute between samples).
-    let prog = "kind = \"streaming\"\nmapper = \"sleep 0.3; cat\"\nreducer = \"sleep 0.5; sort -r\"";
+    let prog =
+        "kind = \"streaming\"\nmapper = \"sleep 0.3; cat\"\nreducer = \"sleep 0.5; sort -r\"";
     let s = c
         .alice
         .submit("ccs", &job_toml("t", "out", 6, prog), false)
