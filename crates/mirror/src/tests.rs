@@ -208,6 +208,28 @@ fn weighted_pools_share_slots_in_their_ratio() {
 }
 
 #[test]
+fn a_query_naming_an_undeclared_pool_runs_in_default_when_only_declared_pools_are_allowed() {
+    let toml =
+        "policy = \"fair\"\n[fair]\ndeclared_pools_only = true\n[fair.pools.etl]\nweight = 2.0\n";
+    let mut e = Engine::new(&[("e0", 3), ("e1", 3)]);
+    let mut m = mirror(toml);
+    e.add_job("a", "etl", 200, None);
+    e.add_job("b", "nosuch", 200, None);
+    e.round(&mut m, secs(0.0));
+    e.finish_one("a");
+    e.finish_one("b");
+    e.round(&mut m, secs(1.0));
+    assert_eq!((e.running("a"), e.running("b")), (4, 2));
+    let names: Vec<(String, u32)> = m
+        .pools()
+        .pools
+        .iter()
+        .map(|p| (p.name.clone(), p.jobs))
+        .collect();
+    assert_eq!(names, [("default".into(), 1), ("etl".into(), 1)]);
+}
+
+#[test]
 fn delay_scheduling_waits_for_the_executor_that_holds_the_input() {
     let toml = "policy = \"fair\"\n[fair]\ndelay = \"wait\"\nlocality_wait_s = [3, 3]\n";
     let mut e = Engine::new(&[("e0", 1), ("e1", 1)]);

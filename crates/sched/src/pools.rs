@@ -72,7 +72,7 @@ impl PoolsView {
         };
         for &j in st.active_jobs() {
             let job = st.job(j);
-            let name = job.spec.pool_name().to_string();
+            let name = sched.pool_of(st, j);
             let p = pools.entry(name.clone()).or_insert_with(|| blank(name));
             p.jobs += 1;
             p.running_maps += job.map_counts.running;

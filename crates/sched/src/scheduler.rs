@@ -133,6 +133,12 @@ pub trait Scheduler: Send {
     /// it before showing allocations ([`Scheduler::pool_shares`]).
     fn update_allocation(&mut self, _st: &ClusterState) {}
 
+    /// The pool job `j` runs in: the pool its spec names unless the policy
+    /// placed it elsewhere (the Fair Scheduler with `declared_pools_only`).
+    fn pool_of(&self, st: &ClusterState, j: JobId) -> String {
+        st.job(j).spec.pool_name().to_string()
+    }
+
     /// Pools and their shares (policies with pools, such as the Fair
     /// Scheduler) as of the last allocation; empty for the others.
     fn pool_shares(&self) -> Vec<PoolShare> {

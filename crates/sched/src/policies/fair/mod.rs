@@ -132,6 +132,8 @@ struct FairOptions {
     fair_share_preemption_timeout_s: Option<f64>,
     #[serde(default)]
     default_pool_scheduling_mode: Option<Mode>,
+    #[serde(default)]
+    declared_pools_only: bool,
     // --- sharing ---
     #[serde(default)]
     order: OrderOpt,
@@ -171,6 +173,7 @@ struct FairOptions {
 pub struct FairScheduler {
     label: String,
     alloc: Allocations,
+    declared_pools_only: bool,
     tree: Tree,
     delay: DelayScheduler,
     class_waits: BTreeMap<String, DelayMode>,
@@ -285,6 +288,7 @@ impl FairScheduler {
         FairScheduler {
             label,
             alloc,
+            declared_pools_only: o.declared_pools_only,
             tree,
             delay,
             class_waits,
@@ -389,7 +393,19 @@ impl FairScheduler {
         }
     }
 
+    /// The pool a job naming `name` runs in: `name`, or `default` when only
+    /// the file's pools are allowed and it names none of them (MR1's
+    /// `mapred.fairscheduler.allow.undeclared.pools = false`).
+    fn placed<'a>(&self, name: &'a str) -> &'a str {
+        if self.declared_pools_only && self.tree.pool(name).is_none() {
+            "default"
+        } else {
+            name
+        }
+    }
+
     fn pool_for(&mut self, name: &str) -> u32 {
+        let name = self.placed(name);
         if let Some(p) = self.tree.pool(name) {
             return p;
         }
@@ -449,7 +465,8 @@ impl FairScheduler {
         // of its user or pool still waits (MR1 behaviour).
         let blocked = self.waiting.iter().any(|&(_, w)| {
             let ws = &st.job(w).spec;
-            ws.user == job.spec.user || ws.pool_name() == job.spec.pool_name()
+            ws.user == job.spec.user
+                || self.placed(ws.pool_name()) == self.placed(job.spec.pool_name())
         });
         if blocked || !self.try_run(st, j) {
             self.waiting.insert((job.submitted, j));
@@ -722,6 +739,10 @@ impl Scheduler for FairScheduler {
 
     fn update_allocation(&mut self, st: &ClusterState) {
         self.refresh(st);
+    }
+
+    fn pool_of(&self, st: &ClusterState, j: JobId) -> String {
+        self.placed(st.job(j).spec.pool_name()).to_string()
     }
 
     fn pool_shares(&self) -> Vec<crate::PoolShare> {

@@ -111,6 +111,38 @@ fn weights_and_fifo_pools() {
 }
 
 #[test]
+fn undeclared_pools_run_in_default_when_only_declared_pools_are_allowed() {
+    let c = cluster(&slots(30));
+    let file = "[pools.etl]\nweight = 2\n[pools.default]\nmax_running_jobs = 1\n";
+    for (only, stray_pool) in [(false, "adhoc"), (true, "default")] {
+        let opts = format!("declared_pools_only = {only}\n{file}");
+        let mut st = ClusterState::new(c.clone());
+        let mut s = from_toml(&opts, &c).unwrap();
+        submit(&mut st, &mut s, job("etl", "a", 100, 0));
+        let stray = submit(&mut st, &mut s, job("adhoc", "b", 100, 0));
+        // A second stray job: under `default`'s one-job limit it waits.
+        let second = submit(&mut st, &mut s, job("adhoc", "c", 100, 0));
+        beat_all(&mut st, &mut s);
+        assert_eq!(s.pool_of(&st, stray), stray_pool, "only = {only}");
+        let pools: Vec<String> = s.pool_shares().into_iter().map(|p| p.name).collect();
+        assert_eq!(pools.contains(&"adhoc".to_string()), !only, "{pools:?}");
+        let running = |j| st.job(j).map_counts.running;
+        if only {
+            // etl (weight 2) against default (weight 1, one job): 20 + 10.
+            assert_eq!((running(stray), running(second)), (10, 0));
+        } else {
+            // etl (weight 2) against adhoc (weight 1): adhoc's two jobs share 10.
+            assert_eq!(running(stray) + running(second), 10);
+            assert!(running(second) > 0);
+        }
+        let view = crate::pools::PoolsView::build(&st, &s, "fair");
+        let row = view.pools.iter().find(|p| p.name == stray_pool).unwrap();
+        assert_eq!(row.jobs, 2, "{view:?}");
+        assert_eq!(row.running_maps, 10);
+    }
+}
+
+#[test]
 fn running_job_limits_per_pool_and_user() {
     let c = cluster(&slots(10));
     let opts = "user_max_jobs_default = 1\n[pools.p]\nmax_running_jobs = 1\n";
