@@ -27,7 +27,7 @@ use std::time::Duration;
 pub enum Decider {
     /// An mrsched scheduler configuration (a preset, a scheduler file or a
     /// `fair-scheduler.xml`), checked with [`mrsched_mirror::check_policy`].
-    Mrsched(SchedulerConfig),
+    Mrsched(Box<SchedulerConfig>),
     /// Ballista's own `bias` policy (its default): every stage's tasks on
     /// the executors with the most free vcores, jobs in hash-map order.
     StockBias,
@@ -47,7 +47,7 @@ impl Decider {
         }
         let cfg = SchedulerConfig::resolve(arg).map_err(|e| e.to_string())?;
         mrsched_mirror::check_policy(&cfg).map_err(|e| e.to_string())?;
-        Ok(Decider::Mrsched(cfg))
+        Ok(Decider::Mrsched(Box::new(cfg)))
     }
 
     /// A label for logs and views.
@@ -135,7 +135,7 @@ pub async fn start_scheduler(settings: SchedulerSettings) -> Result<RunningSched
     let grpc = listener.local_addr().map_err(|e| e.to_string())?;
     let (distribution, policy, warnings) = match &settings.decider {
         Decider::Mrsched(cfg) => {
-            let mirror = Mirror::new(cfg.clone(), settings.topology.clone(), &cfg.label)
+            let mirror = Mirror::new((**cfg).clone(), settings.topology.clone(), &cfg.label)
                 .map_err(|e| e.to_string())?;
             let warnings = mirror.warnings();
             let p = Arc::new(MrschedPolicy::new(
