@@ -59,6 +59,7 @@ fn args() -> Args {
 struct Run {
     policy: String,
     big_alone: Duration,
+    small_alone: Duration,
     big_mixed: Duration,
     small: Vec<Duration>,
     throughput: Duration,
@@ -75,6 +76,15 @@ async fn bench(policy: &str, a: &Args) -> Run {
     // Warm-up: one small query, so sessions and executors are up.
     let warm = c.session("warm", "warm", 2, &small).await;
     assert_eq!(run(&warm, QUERY).await.unwrap(), want_small);
+    // A small query alone (median of 5): the floor of its response time.
+    let mut alone = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        assert_eq!(run(&warm, QUERY).await.unwrap(), want_small);
+        alone.push(t.elapsed());
+    }
+    alone.sort();
+    let small_alone = alone[2];
 
     let t = Instant::now();
     assert_eq!(run(&etl, QUERY).await.unwrap(), want_big);
@@ -132,6 +142,7 @@ async fn bench(policy: &str, a: &Args) -> Run {
     Run {
         policy: policy.to_string(),
         big_alone,
+        small_alone,
         big_mixed,
         small: small_times,
         throughput,
@@ -152,10 +163,10 @@ async fn main() {
         runs.push(bench(p, &a).await);
     }
     println!(
-        "| policy | small queries: mean (s) | max (s) | large alone (s) | large with stream (s) | slowdown | {} x large, one user (s) | decision per offer: mean / max (us), offers; whole bind call mean (us) |",
+        "| policy | small alone (s) | small queries: mean (s) | max (s) | mean wait (s) | large alone (s) | large with stream (s) | slowdown | {} x large, one user (s) | decision per offer: mean / max (us), offers; whole bind call mean (us) |",
         a.repeat
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in &runs {
         let mean = r.small.iter().map(|d| secs(*d)).sum::<f64>() / r.small.len().max(1) as f64;
         let max = r.small.iter().map(|d| secs(*d)).fold(0.0, f64::max);
@@ -164,8 +175,10 @@ async fn main() {
             None => "-".into(),
         };
         println!(
-            "| {} | {mean:.3} | {max:.3} | {:.2} | {:.2} | {:.2} | {:.2} | {dec} |",
+            "| {} | {:.3} | {mean:.3} | {max:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {:.2} | {dec} |",
             r.policy,
+            secs(r.small_alone),
+            mean - secs(r.small_alone),
             secs(r.big_alone),
             secs(r.big_mixed),
             secs(r.big_mixed) / secs(r.big_alone),
@@ -177,10 +190,11 @@ async fn main() {
             |r: &Run| r.small.iter().map(|d| secs(*d)).sum::<f64>() / r.small.len().max(1) as f64;
         println!();
         println!(
-            "small-query mean response, {} against {}: {:.1}x better; one-user throughput {} / {}: {:.3}",
+            "small-query mean response, {} against {}: {:.1}x better (time beyond a small query alone: {:.1}x); one-user throughput {} / {}: {:.3}",
             runs[0].policy,
             runs[1].policy,
             m(&runs[1]) / m(&runs[0]),
+            (m(&runs[1]) - secs(runs[1].small_alone)) / (m(&runs[0]) - secs(runs[0].small_alone)),
             runs[0].policy,
             runs[1].policy,
             secs(runs[1].throughput) / secs(runs[0].throughput),
