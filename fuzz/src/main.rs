@@ -466,10 +466,18 @@ fn main() {
     let started = Instant::now();
     let mut execs = 0u64;
     let mut added = 0usize;
+    let mut slowest = (Duration::ZERO, Vec::new());
     while Instant::now() < deadline {
         let base = &corpus[rng.below(corpus.len())];
         let input = mutate(&mut rng, base, &corpus, &dict);
+        let t = Instant::now();
         let out = run_one(&target, &input);
+        // The slowest input is reported: a parser that is quadratic in
+        // some count shows up here long before it reaches the timeout.
+        let took = t.elapsed();
+        if took > slowest.0 {
+            slowest = (took, input.clone());
+        }
         execs += 1;
         if seen.insert(out) && corpus.len() < 2_000 {
             save(&corpus_dir, &input);
@@ -479,10 +487,17 @@ fn main() {
     }
     let secs = started.elapsed().as_secs_f64();
     println!(
-        "{target}: {execs} executions in {secs:.0} s ({:.0}/s), corpus {} (+{added} new outcomes), no failure",
+        "{target}: {execs} executions in {secs:.0} s ({:.0}/s), corpus {} (+{added} new outcomes), slowest input {:.0} ms ({} bytes), no failure",
         execs as f64 / secs.max(1e-9),
-        corpus.len()
+        corpus.len(),
+        slowest.0.as_secs_f64() * 1e3,
+        slowest.1.len()
     );
+    // Kept beside failures (not copied to the regressions) for --replay.
+    if let Some(dir) = ARTIFACTS.get() {
+        let _ = std::fs::create_dir_all(dir);
+        let _ = std::fs::write(dir.join("slowest"), &slowest.1);
+    }
 }
 
 fn save(dir: &Path, data: &[u8]) {
