@@ -184,6 +184,8 @@ pub struct MirrorStats {
     pub withdrawn: u64,
     /// Mirror rebuilds (executors joined).
     pub rebuilds: u64,
+    /// Rebuilds that forgot ended queries ([`Mirror::forget_ended_after`]).
+    pub compactions: u64,
     /// Queries seen.
     pub jobs_seen: u64,
     /// Queries that ended.
@@ -263,7 +265,17 @@ pub struct Mirror {
     datasets: u32,
     stats: MirrorStats,
     problems: Vec<String>,
+    /// Ended queries the cluster state may hold before a rebuild forgets
+    /// them, and the count of ended queries at the last rebuild.
+    forget_after: u64,
+    ended_at_rebuild: u64,
 }
+
+/// Ended queries the mirror keeps before it rebuilds itself without them:
+/// a cluster state keeps every job it saw (the simulator reports on all of
+/// them), so without this a scheduler's memory grows with every query
+/// (measured: about 1.7 KB a query plus 100 bytes a task).
+pub const FORGET_ENDED_AFTER: u64 = 10_000;
 
 /// Collects the attempts a heartbeat launched.
 #[derive(Default)]
@@ -311,6 +323,8 @@ impl Mirror {
             datasets: 0,
             stats: MirrorStats::default(),
             problems: Vec::new(),
+            forget_after: FORGET_ENDED_AFTER,
+            ended_at_rebuild: 0,
         })
     }
 
@@ -401,6 +415,14 @@ impl Mirror {
         self.jobs.get(engine_job).map(|m| m.id)
     }
 
+    /// Forget ended queries once `n` have ended since the last rebuild (by
+    /// default [`FORGET_ENDED_AFTER`]): the mirror is rebuilt from the
+    /// engine's live queries, as when executors join, and the metrics
+    /// report covers the queries since then.
+    pub fn forget_ended_after(&mut self, n: u64) {
+        self.forget_after = n.max(1);
+    }
+
     /// Bring the mirror up to date with the engine at time `now`: its live
     /// executors and its running queries (every query the engine no longer
     /// lists has ended).
@@ -417,6 +439,13 @@ impl Mirror {
             .collect();
         for k in ended {
             self.end_job(&k);
+        }
+        if self.stats.jobs_ended - self.ended_at_rebuild >= self.forget_after {
+            // Live queries are mirrored again below, their running tasks
+            // adopted; lost executors are marked lost again.
+            self.rebuild(&[], jobs);
+            self.stats.compactions += 1;
+            self.sync_executors(executors, jobs);
         }
         // New queries in the engine's queue order.
         let mut fresh: Vec<&JobView> = jobs
@@ -465,6 +494,7 @@ impl Mirror {
         });
         if changed {
             self.rebuild(executors, jobs);
+            self.stats.rebuilds += 1;
         }
         let present: BTreeSet<&str> = executors.iter().map(|e| e.id.as_str()).collect();
         for (i, e) in self.executors.iter().enumerate() {
@@ -512,7 +542,7 @@ impl Mirror {
         self.jobs.clear();
         self.by_job.clear();
         self.datasets = 0;
-        self.stats.rebuilds += 1;
+        self.ended_at_rebuild = self.stats.jobs_ended;
     }
 
     fn submit(&mut self, j: &JobView) {

@@ -375,6 +375,53 @@ fn a_new_executor_rebuilds_the_mirror_and_adopts_running_tasks() {
 }
 
 #[test]
+fn ended_queries_are_forgotten_and_live_ones_keep_their_tasks() {
+    let mut e = Engine::new(&[("e0", 2), ("e1", 2)]);
+    let mut m = mirror(FAIR);
+    m.forget_ended_after(5);
+    m.sync(secs(0.0), &e.executors, &e.jobs);
+    // e1 is lost before any work: it must stay lost across rebuilds.
+    e.executors.retain(|x| x.id == "e0");
+    e.add_job("long", "a", 40, None);
+    e.round(&mut m, secs(1.0));
+    for i in 0..12 {
+        let id = format!("s{i}");
+        e.add_job(&id, "b", 1, None);
+        let t = secs(2.0 + i as f64);
+        e.round(&mut m, t);
+        while e.finish_one(&id) {}
+        e.finish_one("long");
+        e.jobs.retain(|j| j.id != id);
+        e.round(&mut m, t);
+        // Ended queries since the last rebuild, and the long query.
+        assert!(m.state().jobs().len() <= 6, "{}", m.state().jobs().len());
+        let j = m.job_id("long").unwrap();
+        assert_eq!(
+            m.state().job(j).map_counts.running as usize,
+            e.running("long")
+        );
+        assert!(!m.state().node(m.by_executor["e1"]).alive);
+    }
+    assert_eq!(m.stats().jobs_ended, 12);
+    assert_eq!(m.stats().compactions, 2);
+    assert_eq!(m.stats().rebuilds, 1, "only when the executors joined");
+    // The long query ends with each partition run exactly once.
+    let mut t = 20.0;
+    loop {
+        t += 1.0;
+        assert!(t < 200.0, "the long query never ends");
+        e.round(&mut m, secs(t));
+        let pending = e.stage("long", 1).pending.len();
+        if !e.finish_one("long") && pending == 0 {
+            break;
+        }
+    }
+    let s = e.stage("long", 1);
+    assert_eq!(s.tasks.len(), 40);
+    assert!(s.tasks.iter().all(|t| t.executor == "e0"));
+}
+
+#[test]
 fn a_refused_bind_is_undone() {
     let mut e = Engine::new(&[("e0", 1)]);
     let mut m = mirror(FIFO);

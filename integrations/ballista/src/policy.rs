@@ -90,6 +90,7 @@ impl MrschedPolicy {
         scheduler_stats.insert("adopted_tasks".into(), stats.adopted as f64);
         scheduler_stats.insert("withdrawn_tasks".into(), stats.withdrawn as f64);
         scheduler_stats.insert("rebuilds".into(), stats.rebuilds as f64);
+        scheduler_stats.insert("compactions".into(), stats.compactions as f64);
         if stats.offers > 0 {
             scheduler_stats.insert(
                 "decision_mean_us".into(),
