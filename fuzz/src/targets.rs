@@ -6,8 +6,10 @@
 //! regression test `crates/cli/tests/fuzz_regressions.rs`, which replays
 //! every input stored under `fuzz/regressions/<target>/`.
 
+use mrsched_mirror::Topology;
 use mrsched_model::{estimate, Cluster, Format, InputErrors, Source, Workload};
 use mrsched_runtime::jobfile::JobFile;
+use mrsched_runtime::master::Users;
 use mrsched_runtime::proto;
 use mrsched_sched::config::{self, SchedulerConfig};
 use mrsched_sched::policies::fair::alloc;
@@ -21,9 +23,12 @@ pub const TARGETS: &[&str] = &[
     "workload",
     "scheduler",
     "alloc-xml",
+    "alloc-toml",
     "swim",
     "jobfile",
     "proto",
+    "users",
+    "topology",
     "simulate",
 ];
 
@@ -122,6 +127,16 @@ pub fn run(target: &str, data: &[u8]) -> String {
                 alloc::from_xml("fair-scheduler.xml", text).map(|a| a.warnings(&c).join("|")),
             ));
         }
+        "alloc-toml" => {
+            // The native form (its own file, TOML or JSON), as `allocation_file`
+            // reads it.
+            let c = probe();
+            for src in both("pools", text) {
+                out.push(outcome_class(
+                    alloc::Allocations::from_source(&src).map(|a| a.warnings(&c).join("|")),
+                ));
+            }
+        }
         "swim" => {
             for mode in [SwimMode::Bytes, SwimMode::Bins] {
                 let src = Source::new("t.tsv", text, Format::Toml);
@@ -161,6 +176,34 @@ pub fn run(target: &str, data: &[u8]) -> String {
             out.push(outcome_class(
                 JobFile::parse(&src).map(|j| j.display_name()),
             ));
+        }
+        "users" => {
+            // The live master's users file (`--users`).
+            for src in both("users", text) {
+                out.push(outcome_class(
+                    Users::parse(&src).map(|u| u.find("0123456789abcdef").is_some().to_string()),
+                ));
+            }
+        }
+        "topology" => {
+            // A Hadoop table mapping (`host rack` lines), as `mrsched-ballista
+            // --topology` reads it.
+            out.push(match Topology::parse("racks.txt", text) {
+                Ok(t) => format!("ok {}", t.rack_of("10.0.0.1", "exec-b") == "/default-rack"),
+                Err(e) => {
+                    assert!(
+                        e.line >= 1 && e.line <= text.lines().count(),
+                        "line {} of {}",
+                        e.line,
+                        text.lines().count()
+                    );
+                    e.message
+                        .split_whitespace()
+                        .take(2)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            });
         }
         "simulate" => out.push(simulate_target(text)),
         _ => panic!(
@@ -251,6 +294,13 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
             v
         }
         "alloc-xml" => vec![ALLOC_XML.as_bytes().to_vec()],
+        "alloc-toml" => vec![ALLOC_TOML.as_bytes().to_vec()],
+        "users" => vec![
+            b"# API users of this cluster: name, token, admin.\n[users.alice]\ntoken = \"0123456789abcdef\"\nadmin = true\n\n[users.\"bob smith\"]\ntoken = \"fedcba9876543210fedcba\"\n".to_vec(),
+        ],
+        "topology" => vec![
+            b"# host rack\n10.0.0.1 /dc1/r1\n10.0.0.2 /dc1/r1\n\nexec-b   /dc1/r2  # by executor id\n".to_vec(),
+        ],
         "swim" => vec![read(
             "crates/workload/data/FB-2009_samples_24_times_1hr_0_first50jobs.tsv",
         )],
@@ -360,4 +410,30 @@ pub const ALLOC_XML: &str = r#"<?xml version="1.0"?>
   <fairSharePreemptionTimeout>600</fairSharePreemptionTimeout>
   <defaultPoolSchedulingMode>fair</defaultPoolSchedulingMode>
 </allocations>
+"#;
+
+/// A seed allocation file in the native form using every field.
+pub const ALLOC_TOML: &str = r#"pool_max_jobs_default = 20
+user_max_jobs_default = 5
+default_min_share_preemption_timeout_s = 600
+fair_share_preemption_timeout_s = 600
+default_pool_scheduling_mode = "fair"
+
+[pools.prod]
+min_maps = 4
+min_reduces = 2
+max_running_jobs = 10
+weight = 2.0
+min_share_preemption_timeout_s = 60
+scheduling_mode = "fifo"
+
+[pools.research]
+max_maps = 8
+max_reduces = 4
+
+[pools.research.pools.nested]
+min_maps = 1
+
+[users.alice]
+max_running_jobs = 3
 "#;
