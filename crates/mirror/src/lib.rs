@@ -265,6 +265,9 @@ pub struct Mirror {
     datasets: u32,
     stats: MirrorStats,
     problems: Vec<String>,
+    /// Problems already reported (configuration warnings and failed
+    /// rebuilds recur on every call; they are reported once).
+    reported: BTreeSet<String>,
     /// Ended queries the cluster state may hold before a rebuild forgets
     /// them, and the count of ended queries at the last rebuild.
     forget_after: u64,
@@ -299,6 +302,11 @@ const MAX_ATTEMPTS: u32 = 1_000;
 /// already have offered their slots again.
 const SLACK: u32 = 4;
 
+/// Most slots an executor counts for: more vcores than this are taken as
+/// this many (its node, [`SLACK`] times larger, stays within the model's
+/// 10,000 slots per node).
+pub const MAX_EXECUTOR_SLOTS: u32 = 2_500;
+
 impl Mirror {
     /// A mirror with no executor yet, deciding with `config` (checked with
     /// [`check_policy`]). `label` names the scheduler in pool views.
@@ -323,6 +331,7 @@ impl Mirror {
             datasets: 0,
             stats: MirrorStats::default(),
             problems: Vec::new(),
+            reported: BTreeSet::new(),
             forget_after: FORGET_ENDED_AFTER,
             ended_at_rebuild: 0,
         })
@@ -370,8 +379,13 @@ impl Mirror {
     }
 
     /// Configuration warnings of the scheduler over the current executors
-    /// at their real size (such as minimum shares above capacity).
+    /// at their real size (such as minimum shares above capacity). None
+    /// before the first executor registers: they depend on the cluster's
+    /// size, and [`Mirror::take_problems`] reports them once executors join.
     pub fn warnings(&self) -> Vec<String> {
+        if self.executors.is_empty() {
+            return Vec::new();
+        }
         let members: Vec<Member> = self
             .executors
             .iter()
@@ -428,7 +442,20 @@ impl Mirror {
     /// lists has ended).
     pub fn sync(&mut self, now: Time, executors: &[ExecutorView], jobs: &[JobView]) {
         self.st.advance_to(now);
-        self.sync_executors(executors, jobs);
+        let clamped: Vec<ExecutorView>;
+        let executors = if executors.iter().any(|e| e.slots > MAX_EXECUTOR_SLOTS) {
+            clamped = executors
+                .iter()
+                .map(|e| ExecutorView {
+                    slots: e.slots.min(MAX_EXECUTOR_SLOTS),
+                    ..e.clone()
+                })
+                .collect();
+            &clamped
+        } else {
+            executors
+        };
+        self.sync_executors(executors);
         // Ended queries: what still runs is done, what waits never will be.
         let live: BTreeSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
         let ended: Vec<String> = self
@@ -442,10 +469,11 @@ impl Mirror {
         }
         if self.stats.jobs_ended - self.ended_at_rebuild >= self.forget_after {
             // Live queries are mirrored again below, their running tasks
-            // adopted; lost executors are marked lost again.
-            self.rebuild(&[], jobs);
+            // adopted; lost executors are forgotten (an executor that
+            // returns joins again).
+            self.rebuild(&[], true);
             self.stats.compactions += 1;
-            self.sync_executors(executors, jobs);
+            self.sync_executors(executors);
         }
         // New queries in the engine's queue order.
         let mut fresh: Vec<&JobView> = jobs
@@ -486,15 +514,21 @@ impl Mirror {
         }
     }
 
-    fn sync_executors(&mut self, executors: &[ExecutorView], jobs: &[JobView]) {
+    fn sync_executors(&mut self, executors: &[ExecutorView]) {
         let changed = executors.iter().any(|e| {
             self.by_executor
                 .get(&e.id)
                 .is_none_or(|n| self.executors[n.idx()].slots != e.slots)
         });
         if changed {
-            self.rebuild(executors, jobs);
+            let before = self.executors.len();
+            self.rebuild(executors, false);
             self.stats.rebuilds += 1;
+            if self.executors.len() != before {
+                for w in self.warnings() {
+                    self.report_once(w);
+                }
+            }
         }
         let present: BTreeSet<&str> = executors.iter().map(|e| e.id.as_str()).collect();
         for (i, e) in self.executors.iter().enumerate() {
@@ -511,10 +545,17 @@ impl Mirror {
     }
 
     /// Executors joined (or changed size): a new cluster state and
-    /// scheduler over every executor seen, with the engine's queries
-    /// mirrored again and their running tasks adopted.
-    fn rebuild(&mut self, executors: &[ExecutorView], _jobs: &[JobView]) {
-        let mut all = self.executors.clone();
+    /// scheduler over every executor seen (but the lost ones when
+    /// `forget_lost`), with the engine's queries mirrored again and their
+    /// running tasks adopted.
+    fn rebuild(&mut self, executors: &[ExecutorView], forget_lost: bool) {
+        let mut all: Vec<ExecutorView> = self
+            .executors
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !forget_lost || self.st.node(NodeId(*i as u32)).alive)
+            .map(|(_, e)| e.clone())
+            .collect();
         for e in executors {
             match all.iter_mut().find(|x| x.id == e.id) {
                 Some(x) => *x = e.clone(),
@@ -524,7 +565,7 @@ impl Mirror {
         let (st, sched) = match Self::build(&self.config, &all, &self.topology) {
             Ok(x) => x,
             Err(e) => {
-                self.problems.push(e.0);
+                self.report_once(e.0);
                 return;
             }
         };
@@ -543,6 +584,13 @@ impl Mirror {
         self.by_job.clear();
         self.datasets = 0;
         self.ended_at_rebuild = self.stats.jobs_ended;
+    }
+
+    /// Keep `problem` for the adapter's log unless it was reported before.
+    fn report_once(&mut self, problem: String) {
+        if self.reported.insert(problem.clone()) {
+            self.problems.push(problem);
+        }
     }
 
     fn submit(&mut self, j: &JobView) {
@@ -688,7 +736,9 @@ impl Mirror {
                 if t.state != TaskState::Running || known.contains(&(s.id, t.id)) {
                     continue;
                 }
-                if let Some(&n) = self.by_executor.get(&t.executor) {
+                // A task on a lost executor is the engine's to reset.
+                let on = self.by_executor.get(&t.executor).copied();
+                if let Some(n) = on.filter(|n| self.st.node(*n).alive) {
                     adopt.push(((s.id, Work::Adopted(t.id)), s.attempt, t.id, n));
                 }
             }
@@ -780,6 +830,7 @@ impl Mirror {
         // (see SLACK).
         let slots = self.executors[n.idx()].slots * SLACK;
         let running = self.st.attempts_on(n).count() as u32;
+        let free = free.min(self.executors[n.idx()].slots);
         let taken = slots.saturating_sub(running.saturating_add(free));
         self.st.set_taken(n, taken, taken);
         let mut h = Launched::default();

@@ -400,11 +400,15 @@ fn ended_queries_are_forgotten_and_live_ones_keep_their_tasks() {
             m.state().job(j).map_counts.running as usize,
             e.running("long")
         );
-        assert!(!m.state().node(m.by_executor["e1"]).alive);
+        // e1 stays lost, and a compaction forgets it.
+        let e1 = m.by_executor.get("e1").copied();
+        assert!(e1.is_none_or(|n| !m.state().node(n).alive));
     }
     assert_eq!(m.stats().jobs_ended, 12);
     assert_eq!(m.stats().compactions, 2);
     assert_eq!(m.stats().rebuilds, 1, "only when the executors joined");
+    assert!(!m.by_executor.contains_key("e1"));
+    assert_eq!(m.state().nodes().len(), 1);
     // The long query ends with each partition run exactly once.
     let mut t = 20.0;
     loop {
@@ -419,6 +423,96 @@ fn ended_queries_are_forgotten_and_live_ones_keep_their_tasks() {
     let s = e.stage("long", 1);
     assert_eq!(s.tasks.len(), 40);
     assert!(s.tasks.iter().all(|t| t.executor == "e0"));
+    // A forgotten executor that returns joins again.
+    e.executors.push(ExecutorView {
+        id: "e1".into(),
+        host: "e1".into(),
+        slots: 2,
+    });
+    e.round(&mut m, secs(t + 1.0));
+    assert_eq!(m.stats().rebuilds, 2);
+    assert!(m.state().node(m.by_executor["e1"]).alive);
+}
+
+#[test]
+fn an_executor_with_absurdly_many_vcores_counts_as_the_limit() {
+    let mut e = Engine::new(&[("big", u32::MAX / 2)]);
+    let mut m = mirror(FAIR);
+    e.add_job("q", "p", 3, None);
+    let b = e.round(&mut m, secs(0.0));
+    assert_eq!(b.len(), 3);
+    let n = m.by_executor["big"];
+    assert_eq!(m.executors[n.idx()].slots, MAX_EXECUTOR_SLOTS);
+    // An offer above the executor's size is its size.
+    e.add_job("r", "p", 5_000, None);
+    m.sync(secs(1.0), &e.executors, &e.jobs);
+    let b = m.offer(secs(1.0), "big", u32::MAX);
+    assert_eq!(b.len(), MAX_EXECUTOR_SLOTS as usize);
+}
+
+#[test]
+fn a_failed_task_on_a_lost_executor_runs_again_and_nothing_is_adopted_there() {
+    let mut e = Engine::new(&[("e0", 2), ("e1", 2)]);
+    let mut m = mirror(FIFO);
+    e.add_job("q", "p", 4, None);
+    assert_eq!(e.round(&mut m, secs(0.0)).len(), 4);
+    let j = m.job_id("q").unwrap();
+    let tasks_before = m.state().job(j).maps.len();
+    // e1 goes; for a few polls the engine still shows its tasks running.
+    e.executors.retain(|x| x.id == "e0");
+    for t in 1..5 {
+        e.round(&mut m, secs(t as f64));
+    }
+    assert_eq!(
+        m.state().job(j).maps.len(),
+        tasks_before,
+        "no adoption on a lost node"
+    );
+    assert_eq!(m.stats().adopted, 0);
+    // Then the engine marks them failed and queues their partitions again
+    // (same stage attempt): they run on e0 once it has room.
+    let s = e.stage("q", 1);
+    let mut lost = Vec::new();
+    for t in s.tasks.iter_mut().filter(|t| t.executor == "e1") {
+        t.state = TaskState::Failed;
+        lost.push(t.id);
+    }
+    for p in &lost {
+        s.pending.push(PendingPartition {
+            partition: *p,
+            inputs: Vec::new(),
+        });
+    }
+    assert_eq!(lost.len(), 2);
+    while e.finish_one("q") {}
+    let again = e.round(&mut m, secs(6.0));
+    assert_eq!(again.len(), 2);
+    assert!(e.stage("q", 1).pending.is_empty());
+    assert_eq!(e.running("q"), 2);
+    assert_eq!(m.state().job(j).map_counts.running, 2);
+}
+
+#[test]
+fn capacity_warnings_wait_for_executors_and_are_reported_once() {
+    let toml = "policy = \"fair\"\n[fair.pools.a]\nmin_maps = 10\n";
+    let mut e = Engine::new(&[("e0", 2)]);
+    let mut m = mirror(toml);
+    assert!(m.warnings().is_empty(), "no executor yet");
+    m.sync(secs(0.0), &e.executors, &e.jobs);
+    let p = m.take_problems();
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].contains("minimum maps add up to 10"), "{p:?}");
+    m.sync(secs(1.0), &e.executors, &e.jobs);
+    assert!(m.take_problems().is_empty());
+    // Another executor: the cluster's size changed, so does the warning.
+    e.executors.push(ExecutorView {
+        id: "e1".into(),
+        host: "e1".into(),
+        slots: 2,
+    });
+    m.sync(secs(2.0), &e.executors, &e.jobs);
+    let p = m.take_problems();
+    assert!(p.len() == 1 && p[0].contains("has 4 maps slots"), "{p:?}");
 }
 
 #[test]
