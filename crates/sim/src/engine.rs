@@ -40,7 +40,9 @@ pub struct SimOptions {
     /// Measure the wall-clock time of every `assign` call (makes the output
     /// non-deterministic, so it is off by default).
     pub timing: bool,
-    /// Give up when nothing has happened for this long while jobs remain.
+    /// Give up when no job has arrived and no task has ended for this long
+    /// while jobs remain and nothing runs; with tasks running, for this
+    /// long beyond twice the longest task the workload could take.
     pub stall_after: Time,
 }
 
@@ -87,6 +89,11 @@ pub enum SimError {
         last_progress: Time,
         /// The cluster's heartbeat interval.
         heartbeat: Time,
+        /// Task attempts running when nodes failed, since `last_progress`.
+        lost_attempts: u64,
+        /// When maps wait: the map slots free at that time and in all
+        /// (none free: nodes are down or the cluster's capacity takes them).
+        waiting_maps_slots: Option<(u32, u32)>,
     },
 }
 
@@ -110,8 +117,10 @@ impl fmt::Display for SimError {
                 next_arrival,
                 last_progress,
                 heartbeat,
+                lost_attempts,
+                waiting_maps_slots,
             } => {
-                write!(f, "the simulation stalled at {at}: nothing happened since {last_progress}")?;
+                write!(f, "the simulation stalled at {at}: no job arrived and no task ended since {last_progress}")?;
                 if *unfinished > 0 {
                     let names: Vec<String> = jobs.iter().map(|j| format!("`{j}`")).collect();
                     let more = if *unfinished > jobs.len() {
@@ -129,6 +138,18 @@ impl fmt::Display for SimError {
                     write!(
                         f,
                         "; job `{name}` is still to arrive at {t} (its arrival_s)"
+                    )?;
+                }
+                if let Some((0, total)) = waiting_maps_slots {
+                    write!(
+                        f,
+                        "; maps wait but none of the cluster's {total} map slots is free (nodes are down, or the cluster's [[capacity]] takes them)"
+                    )?;
+                }
+                if *lost_attempts > 0 {
+                    write!(
+                        f,
+                        "; {lost_attempts} task attempt(s) were lost to node failures since then: tasks longer than the time between failures (the cluster's faults, node_mtbf_s) never finish"
                     )?;
                 }
                 if *heartbeat >= *at {
@@ -208,7 +229,32 @@ struct Core<'a> {
     events: u64,
     task_events: u64,
     last_progress: Time,
+    /// Attempts lost to node failures since `last_progress`.
+    lost_since_progress: u64,
+    /// How long tasks may run without any progress before the run is
+    /// stalled (computed when first needed).
+    running_stall_bound: Option<Time>,
     capacity_times: Vec<Time>,
+}
+
+/// How long running tasks may go without a job arriving or a task ending
+/// before the run is stalled: `stall_after` beyond twice the longest task
+/// of the workload on the slowest node.
+fn running_stall_bound(cluster: &Cluster, workload: &Workload, stall_after: Time) -> Time {
+    let longest = mrsched_model::estimate(cluster, workload)
+        .longest_task
+        .map_or(0.0, |(_, _, s)| s);
+    let slowest = cluster
+        .nodes
+        .iter()
+        .map(|n| n.speed)
+        .fold(f64::INFINITY, f64::min);
+    let speed = if slowest.is_finite() && slowest > 0.0 {
+        slowest
+    } else {
+        1.0
+    };
+    stall_after + Time::from_secs_f64(2.0 * longest / speed.min(1.0))
 }
 
 /// Run `workload` on `cluster` under `sched`.
@@ -286,6 +332,8 @@ pub fn simulate_with_progress(
             events: 0,
             task_events: 0,
             last_progress: Time::ZERO,
+            lost_since_progress: 0,
+            running_stall_bound: None,
             capacity_times: cluster.capacity_change_times(),
         },
     };
@@ -300,11 +348,20 @@ pub fn simulate_with_progress(
         if t > e.st.now() {
             // With no job open, a long gap before the next arrival is
             // waiting, not a stall.
-            if e.k.open_jobs > 0
-                && e.st.running_attempts() == 0
-                && t - e.k.last_progress > e.k.opts.stall_after
-            {
-                return Err(e.k.stalled(&e.st));
+            if e.k.open_jobs > 0 && t - e.k.last_progress > e.k.opts.stall_after {
+                // Running tasks end by themselves unless they wait for
+                // what never comes (a reducer for maps no slot can run)
+                // or keep being lost (nodes failing faster than a task
+                // runs): give them twice the longest task first.
+                if e.st.running_attempts() == 0 {
+                    return Err(e.k.stalled(&e.st));
+                }
+                let bound = *e.k.running_stall_bound.get_or_insert_with(|| {
+                    running_stall_bound(cluster, workload, e.k.opts.stall_after)
+                });
+                if t - e.k.last_progress > bound {
+                    return Err(e.k.stalled(&e.st));
+                }
             }
             e.st.advance_to(t);
         }
@@ -382,7 +439,7 @@ impl Engine<'_> {
                 }
                 self.k.arrivals_left -= 1;
                 self.k.open_jobs += 1;
-                self.k.last_progress = self.st.now();
+                self.k.progress_at(self.st.now());
                 // Shared with the workload, not copied.
                 let spec = self.k.workload.jobs[i as usize].clone();
                 self.driver
@@ -427,7 +484,7 @@ impl Engine<'_> {
                     let node = att.node;
                     if self.st.fail_attempt(a, "injected task failure").is_ok() {
                         self.k.task_events += 1;
-                        self.k.last_progress = self.st.now();
+                        self.k.progress_at(self.st.now());
                         self.k.copy_epoch.remove(&a);
                         self.deliver();
                         self.maybe_oob(node)?;
@@ -445,6 +502,7 @@ impl Engine<'_> {
             }
             Ev::NodeDown(n, random) => {
                 if self.st.node(n).alive {
+                    self.k.lost_since_progress += self.st.attempts_on(n).count() as u64;
                     self.st.node_lost(n);
                     if random {
                         let d = self.k.exp_draw(self.st.cluster().faults.mttr);
@@ -505,7 +563,7 @@ impl Engine<'_> {
 
     fn task_ended(&mut self, node: NodeId) -> Result<(), SimError> {
         self.k.task_events += 1;
-        self.k.last_progress = self.st.now();
+        self.k.progress_at(self.st.now());
         self.deliver();
         for a in self.st.take_compute_started() {
             if self.st.attempt(a).is_some() {
@@ -558,8 +616,9 @@ impl Engine<'_> {
 
 impl Hooks for Core<'_> {
     fn launched(&mut self, st: &ClusterState, a: AttemptId) {
+        // A launch is not progress: an attempt lost again and again to
+        // node failures is launched again and again.
         self.task_events += 1;
-        self.last_progress = st.now();
         self.started(st, a);
     }
 
@@ -600,7 +659,7 @@ impl Hooks for Core<'_> {
             StateEvent::JobEnded(j) | StateEvent::JobRejected(j) => {
                 self.open_jobs -= 1;
                 self.copy_profiles.remove(j);
-                self.last_progress = st.now();
+                self.progress_at(st.now());
             }
             StateEvent::AttemptEnded(a) => {
                 // Only reducers copy: map-only runs skip the hashing.
@@ -670,6 +729,12 @@ impl Core<'_> {
         Time::from_secs_f64(exp.sample(&mut self.node_rng))
     }
 
+    /// A job arrived or ended, or a task ended, at `now`.
+    fn progress_at(&mut self, now: Time) {
+        self.last_progress = now;
+        self.lost_since_progress = 0;
+    }
+
     fn stalled(&self, st: &ClusterState) -> SimError {
         let open = || st.jobs().iter().filter(|j| !j.status.is_final());
         let next = self.workload.jobs.len() - self.arrivals_left;
@@ -685,6 +750,13 @@ impl Core<'_> {
                 .map(|j| (j.name.clone(), j.arrival)),
             last_progress: self.last_progress,
             heartbeat: st.cluster().heartbeat.interval,
+            lost_attempts: self.lost_since_progress,
+            waiting_maps_slots: open().any(|j| j.map_counts.pending > 0).then(|| {
+                let free = (0..st.nodes().len())
+                    .map(|n| st.free_map_slots(NodeId(n as u32)))
+                    .sum();
+                (free, st.cluster().total_map_slots())
+            }),
         }
     }
 

@@ -47,3 +47,60 @@ fn a_gap_of_weeks_between_arrivals_is_not_a_stall() {
     let r = out.report();
     assert_eq!(r.summary.succeeded, 2);
 }
+
+#[test]
+fn a_task_that_nodes_fail_too_often_to_finish_is_a_stall_not_a_hang() {
+    // Nodes fail every 5 s on average; the map needs 1,000 s. Every attempt
+    // is lost and launched again: before, the run never ended.
+    let (c, w) = inputs(
+        "[[nodes]]\ncount = 4\nmap_slots = 1\nreduce_slots = 1\n[faults]\nnode_mtbf_s = 5\nnode_mttr_s = 1\n",
+        "[[jobs]]\nname = \"long\"\nmaps = 1\nmap_time_s = 1000\n",
+    );
+    let opts = SimOptions {
+        stall_after: Time::from_secs(3_600),
+        ..Default::default()
+    };
+    let e = simulate(&c, &w, &mut Fifo::new(), &opts).err().unwrap();
+    let s = e.to_string();
+    assert!(s.contains("job(s) `long` cannot finish"), "{s}");
+    assert!(s.contains("lost to node failures"), "{s}");
+    let SimError::Stalled { at, .. } = e else {
+        panic!("{e:?}")
+    };
+    assert!(at < Time::from_secs(3_600 + 2_100), "{at}");
+}
+
+#[test]
+fn a_reducer_waiting_for_maps_no_slot_can_run_is_a_stall_not_a_hang() {
+    // From 5 s on, the cluster's capacity takes every map slot while the
+    // reducer of `stuck` waits for its maps: before, the run never ended.
+    let (c, w) = inputs(
+        "[[nodes]]\ncount = 2\nmap_slots = 1\nreduce_slots = 1\n[[capacity]]\nslots = \"map\"\nkind = \"trace\"\npoints = [[0, 0.0], [5, 1.0]]\n",
+        "[[datasets]]\nname = \"d\"\nsize_mb = 1280\nreplication = 1\n[[jobs]]\nname = \"stuck\"\ninput = \"d\"\nreduces = 1\n",
+    );
+    let opts = SimOptions {
+        stall_after: Time::from_secs(3_600),
+        ..Default::default()
+    };
+    let e = simulate(&c, &w, &mut Fifo::new(), &opts).err().unwrap();
+    let s = e.to_string();
+    assert!(s.contains("job(s) `stuck` cannot finish"), "{s}");
+    assert!(
+        s.contains("none of the cluster's 2 map slots is free"),
+        "{s}"
+    );
+}
+
+#[test]
+fn batch_runs_a_job_without_input_data() {
+    // BATCH holds jobs by dataset; one without data is released at once
+    // and must be planned then (before, it waited for an unrelated event).
+    let (c, w) = inputs(
+        "[[nodes]]\ncount = 4\nmap_slots = 2\nreduce_slots = 1\n",
+        "[[jobs]]\nname = \"a\"\nmaps = 30\nmap_time_s = 10\n",
+    );
+    let cfg = mrsched_sched::config::SchedulerConfig::preset("batch").unwrap();
+    let mut s = cfg.build(&c).unwrap();
+    let out = simulate(&c, &w, s.as_mut(), &SimOptions::default()).unwrap();
+    assert_eq!(out.report().summary.succeeded, 1);
+}

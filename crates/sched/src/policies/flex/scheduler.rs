@@ -298,7 +298,9 @@ impl Flex {
         let spec = &st.job(j).spec;
         let inputs: Vec<u32> = spec.input.iter().map(|d| d.0).collect();
         let Some(&first) = inputs.first() else {
-            // No data to share: released at once.
+            // No data to share: released at once, so planned now (nothing
+            // else may ever make the plan stale again).
+            self.dirty = true;
             return;
         };
         let w = BatchWindows {
