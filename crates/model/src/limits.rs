@@ -122,6 +122,20 @@ pub fn set(limits: Limits) {
     *CURRENT.write().unwrap_or_else(|p| p.into_inner()) = Some(limits);
 }
 
+/// Longest names accepted (job, user, pool, file), in bytes.
+pub const MAX_NAME: usize = 200;
+
+/// Whether `s` is an acceptable name of a job, user, pool or file given at
+/// run time (the live master, an engine's session options): non-empty, at
+/// most [`MAX_NAME`] bytes, no control characters or slashes, no blanks
+/// around it.
+pub fn valid_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_NAME
+        && !s.chars().any(|c| c.is_control() || c == '/')
+        && s.trim() == s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -76,17 +76,7 @@ pub struct JobFile {
     pub program: Program,
 }
 
-/// Longest names accepted (job, user, pool, file).
-pub const MAX_NAME: usize = 200;
-
-/// Whether `s` is an acceptable name (file, pool, user): non-empty, short,
-/// no control characters or slashes.
-pub fn valid_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= MAX_NAME
-        && !s.chars().any(|c| c.is_control() || c == '/')
-        && s.trim() == s
-}
+pub use mrsched_model::limits::{valid_name, MAX_NAME};
 
 impl JobFile {
     /// Parse and check a job file.

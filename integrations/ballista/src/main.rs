@@ -55,9 +55,9 @@ enum Cmd {
     },
     /// Run a Ballista executor (pull scheduling) for such a scheduler.
     Executor {
-        /// The scheduler's gRPC address.
-        #[arg(long, default_value = "127.0.0.1:50050")]
-        scheduler: SocketAddr,
+        /// The scheduler's gRPC address, `host:port` (a name or an address).
+        #[arg(long, default_value = "127.0.0.1:50050", value_parser = host_port)]
+        scheduler: (String, u16),
         /// Address to bind.
         #[arg(long, default_value = "127.0.0.1")]
         bind_host: String,
@@ -67,8 +67,8 @@ enum Cmd {
         /// gRPC port.
         #[arg(long, default_value_t = 50052)]
         grpc_port: u16,
-        /// Vcores (task slots).
-        #[arg(long, default_value_t = 2)]
+        /// Vcores (task slots), 1 to 2,500.
+        #[arg(long, default_value_t = 2, value_parser = vcores_arg())]
         vcores: usize,
         /// Executor id (default: random).
         #[arg(long, default_value = "")]
@@ -86,8 +86,8 @@ enum Cmd {
         /// Executors.
         #[arg(long, default_value_t = 2)]
         executors: usize,
-        /// Vcores per executor.
-        #[arg(long, default_value_t = 2)]
+        /// Vcores per executor, 1 to 2,500.
+        #[arg(long, default_value_t = 2, value_parser = vcores_arg())]
         vcores: usize,
         /// The scheduler (as for `scheduler`).
         #[arg(long, default_value = "fair")]
@@ -125,6 +125,28 @@ enum Cmd {
     },
 }
 
+/// Vcores an executor may declare: the scheduler counts at most
+/// [`mrsched_mirror::MAX_EXECUTOR_SLOTS`] per executor.
+fn vcores_arg() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new()
+        .range(1..=u64::from(mrsched_mirror::MAX_EXECUTOR_SLOTS))
+}
+
+/// `host:port`, the host a name or an address (`[::1]:50050` for IPv6).
+fn host_port(arg: &str) -> Result<(String, u16), String> {
+    let (host, port) = arg
+        .rsplit_once(':')
+        .ok_or_else(|| format!("expected host:port, got `{arg}`"))?;
+    let port = port
+        .parse::<u16>()
+        .map_err(|_| format!("`{port}` is not a port (0 to 65535)"))?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() {
+        return Err(format!("expected host:port, got `{arg}`"));
+    }
+    Ok((host.to_string(), port))
+}
+
 fn topology(path: &Option<PathBuf>) -> Result<Topology, String> {
     match path {
         None => Ok(Topology::flat()),
@@ -154,9 +176,6 @@ async fn wait_for_signal() {
 async fn scheduler(settings: SchedulerSettings) -> Result<(), String> {
     let label = settings.decider.label();
     let s = start_scheduler(settings).await?;
-    for w in &s.warnings {
-        eprintln!("warning: {w}");
-    }
     println!(
         "mrsched-ballista: scheduler df://{} (policy {label}); pools at http://{}/pools",
         s.grpc, s.http
@@ -185,9 +204,6 @@ async fn local(
         executor_timeout_s,
     })
     .await?;
-    for w in &s.warnings {
-        eprintln!("warning: {w}");
-    }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let work = tempfile::Builder::new()
         .prefix("mrsched-ballista-")
@@ -238,7 +254,14 @@ async fn local(
 
 async fn fetch(http: SocketAddr, path: &str) -> Result<serde_json::Value, String> {
     let url = format!("http://{http}{path}");
-    let resp = reqwest::get(&url)
+    // A server that accepts but never answers must not hang the command.
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(10))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let resp = client
+        .get(&url)
+        .send()
         .await
         .map_err(|e| format!("cannot reach {url}: {e}"))?;
     let status = resp.status();

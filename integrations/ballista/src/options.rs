@@ -12,6 +12,7 @@ use datafusion::config::{ConfigEntry, ConfigExtension, ExtensionOptions};
 use datafusion::error::DataFusionError;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use mrsched_model::limits::{valid_name, MAX_NAME};
 use std::any::Any;
 
 /// mrsched's per-session options. Their entries carry the `mrsched.`
@@ -46,8 +47,8 @@ impl ExtensionOptions for MrschedOptions {
 
     fn set(&mut self, key: &str, value: &str) -> datafusion::error::Result<()> {
         match key {
-            "user" => self.user = value.to_string(),
-            "pool" => self.pool = value.to_string(),
+            "user" => self.user = check_name(key, value)?,
+            "pool" => self.pool = check_name(key, value)?,
             _ => {
                 return Err(DataFusionError::Configuration(format!(
                 "unknown option `mrsched.{key}`: mrsched knows `mrsched.user` and `mrsched.pool`"
@@ -71,6 +72,20 @@ impl ExtensionOptions for MrschedOptions {
             },
         ]
     }
+}
+
+/// A user or pool name, as the live master accepts them
+/// ([`valid_name`]): surrounding blanks are trimmed, and empty means the
+/// default.
+fn check_name(key: &str, value: &str) -> datafusion::error::Result<String> {
+    let v = value.trim();
+    if v.is_empty() || valid_name(v) {
+        return Ok(v.to_string());
+    }
+    Err(DataFusionError::Configuration(format!(
+        "mrsched.{key} = '{}': a name has at most {MAX_NAME} bytes and no control characters or slashes",
+        v.chars().take(40).collect::<String>().escape_debug()
+    )))
 }
 
 /// The user and pool of a session's configuration: `(user, pool)`, the
@@ -126,6 +141,16 @@ mod tests {
         c.options_mut().set("mrsched.pool", "etl").unwrap();
         assert_eq!(user_and_pool(&c), ("ann".to_string(), Some("etl".into())));
         assert!(c.options_mut().set("mrsched.queue", "x").is_err());
+        // Names: trimmed, no control characters or slashes, not too long;
+        // a rejected value leaves the option as it was.
+        for bad in ["a/b", "et\nl", "x\ty", "x\u{7}", &"p".repeat(MAX_NAME + 1)] {
+            let e = c.options_mut().set("mrsched.pool", bad).unwrap_err();
+            assert!(e.to_string().contains("mrsched.pool = '"), "{e}");
+        }
+        assert_eq!(user_and_pool(&c), ("ann".to_string(), Some("etl".into())));
+        c.options_mut().set("mrsched.pool", "  adhoc ").unwrap();
+        assert_eq!(user_and_pool(&c).1.as_deref(), Some("adhoc"));
+        c.options_mut().set("mrsched.pool", "etl").unwrap();
         // Entries carry the prefix: what a client sends, the scheduler sets.
         let mut server = scheduler_session_config();
         for e in c.options().entries() {

@@ -89,8 +89,6 @@ pub struct RunningScheduler {
     pub policy: Option<Arc<MrschedPolicy>>,
     /// The engine-side sampler.
     pub observer: Arc<Observer>,
-    /// Configuration warnings to show once.
-    pub warnings: Vec<String>,
     /// The gRPC server task (ends with an error if the server fails).
     pub server: tokio::task::JoinHandle<Result<(), String>>,
 }
@@ -133,19 +131,20 @@ pub async fn start_scheduler(settings: SchedulerSettings) -> Result<RunningSched
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", settings.bind))?;
     let grpc = listener.local_addr().map_err(|e| e.to_string())?;
-    let (distribution, policy, warnings) = match &settings.decider {
+    // Configuration warnings (such as minimum shares above capacity) depend
+    // on the executors: the mirror logs them as executors register.
+    let (distribution, policy) = match &settings.decider {
         Decider::Mrsched(cfg) => {
             let mirror = Mirror::new((**cfg).clone(), settings.topology.clone(), &cfg.label)
                 .map_err(|e| e.to_string())?;
-            let warnings = mirror.warnings();
             let p = Arc::new(MrschedPolicy::new(
                 mirror,
                 &format!("mrsched-{}", cfg.label),
             ));
-            (TaskDistributionPolicy::Custom(p.clone()), Some(p), warnings)
+            (TaskDistributionPolicy::Custom(p.clone()), Some(p))
         }
-        Decider::StockBias => (TaskDistributionPolicy::Bias, None, Vec::new()),
-        Decider::StockRoundRobin => (TaskDistributionPolicy::RoundRobin, None, Vec::new()),
+        Decider::StockBias => (TaskDistributionPolicy::Bias, None),
+        Decider::StockRoundRobin => (TaskDistributionPolicy::RoundRobin, None),
     };
     let scheduling = if settings.push {
         TaskSchedulingPolicy::PushStaged
@@ -201,7 +200,6 @@ pub async fn start_scheduler(settings: SchedulerSettings) -> Result<RunningSched
         http,
         policy,
         observer,
-        warnings,
         server,
     })
 }
@@ -212,7 +210,7 @@ pub struct ExecutorSettings {
     /// Executor id (empty: a random one).
     pub id: String,
     /// Scheduler address.
-    pub scheduler: SocketAddr,
+    pub scheduler: (String, u16),
     /// Address to bind (its Flight and gRPC ports).
     pub bind_host: String,
     /// Flight port (shuffle data).
@@ -233,8 +231,8 @@ pub async fn run_executor(s: ExecutorSettings) -> Result<(), String> {
         bind_host: s.bind_host.clone(),
         port: s.port,
         grpc_port: s.grpc_port,
-        scheduler_host: s.scheduler.ip().to_string(),
-        scheduler_port: s.scheduler.port(),
+        scheduler_host: s.scheduler.0.clone(),
+        scheduler_port: s.scheduler.1,
         vcores: s.vcores.max(1),
         task_scheduling_policy: if s.push {
             TaskSchedulingPolicy::PushStaged

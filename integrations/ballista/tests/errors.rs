@@ -57,6 +57,21 @@ fn malformed_allocation_and_topology_files_name_the_file_and_line() {
         &["racks.txt:2", "host rack"],
     );
     fails_with(&["pools", "--http", "127.0.0.1:1"], &["cannot reach"]);
+    fails_with(&["metrics", "--http", "127.0.0.1:1"], &["cannot reach"]);
+}
+
+#[test]
+fn executor_arguments_out_of_range_are_refused() {
+    fails_with(&["executor", "--vcores", "0"], &["--vcores", "1..=2500"]);
+    fails_with(&["local", "--vcores", "100000"], &["--vcores", "1..=2500"]);
+    fails_with(
+        &["executor", "--scheduler", "scheduler-host"],
+        &["--scheduler", "expected host:port"],
+    );
+    fails_with(
+        &["executor", "--scheduler", "scheduler-host:99999"],
+        &["`99999` is not a port"],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -98,7 +113,23 @@ async fn an_executor_lost_mid_query_gives_the_full_result_or_an_error() {
         ),
         Err(e) => eprintln!("the query failed with an error, as allowed: {e}"),
     }
-    // The scheduler still serves its views.
+    // The scheduler still serves its views, and the ended query holds
+    // nothing there: no task left running or pending on the lost executor.
     let pools = c.get("/pools").await;
     assert_eq!(pools["scheduler"], "fair");
+    let http = c.http;
+    let drained = wait_until(Duration::from_secs(10), || async move {
+        let pools: serde_json::Value = reqwest::get(format!("http://{http}/pools"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        pools["pools"].as_array().is_some_and(|ps| {
+            ps.iter()
+                .all(|p| p["running_maps"] == 0 && p["pending_maps"] == 0)
+        })
+    })
+    .await;
+    assert!(drained, "{}", c.get("/pools").await);
 }
