@@ -212,6 +212,10 @@ pub enum FileKind {
     Scheduler,
     /// A SWIM trace.
     Swim,
+    /// An allocation file: MR1's `fair-scheduler.xml` or the native form.
+    Allocation,
+    /// A live job file (`mrsched submit`).
+    Job,
 }
 
 /// `mrsched validate`.

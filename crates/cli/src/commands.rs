@@ -7,6 +7,7 @@ use mrsched_metrics::output::{
 };
 use mrsched_metrics::{plot, Report};
 use mrsched_model::{Cluster, Format as DocFormat, InputErrors, Source, Workload};
+use mrsched_sched::policies::fair::alloc::Allocations;
 use mrsched_sched::{config, SchedulerConfig};
 use mrsched_sim::{simulate_with_progress, standalone::standalone_times, SimOptions};
 use mrsched_workload::catalog;
@@ -470,8 +471,11 @@ fn list(a: ListArgs) -> Result<()> {
 }
 
 fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
-    if path.extension().and_then(|e| e.to_str()) == Some("tsv") {
-        return Some(FileKind::Swim);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("tsv") => return Some(FileKind::Swim),
+        Some("xml") => return Some(FileKind::Allocation),
+        _ if src.text.trim_start().starts_with('<') => return Some(FileKind::Allocation),
+        _ => {}
     }
     let keys: Vec<String> = match src.format {
         DocFormat::Toml => toml::from_str::<toml::Table>(&src.text)
@@ -491,6 +495,10 @@ fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
         Some(FileKind::Cluster)
     } else if has("jobs") || has("datasets") {
         Some(FileKind::Workload)
+    } else if has("program") {
+        Some(FileKind::Job)
+    } else if has("pools") {
+        Some(FileKind::Allocation)
     } else {
         None
     }
@@ -549,11 +557,25 @@ fn validate(a: ValidateArgs) -> Result<()> {
                         w.task_count()
                     )
                 }),
-            None => Err(mrsched_model::InputError::file(
-                &src.label,
-                "cannot tell what this file is (no `nodes`, `jobs` or `policy`); use --as",
-            )
-            .into()),
+            Some(FileKind::Allocation) => Allocations::from_source(&src).map(|a| {
+                format!(
+                    "allocation file: {} pools, {} users",
+                    a.all_pools().len(),
+                    a.users.len()
+                )
+            }),
+            Some(FileKind::Job) => mrsched_runtime::jobfile::JobFile::parse(&src)
+                .map(|j| format!("job file: job `{}`", j.display_name())),
+            // A document that does not parse says where; one that does but
+            // has none of the known tables asks for --as.
+            None => match src.parse::<serde_json::Value>() {
+                Err(e) => Err(e.into()),
+                Ok(_) => Err(mrsched_model::InputError::file(
+                    &src.label,
+                    "cannot tell what this file is (no `nodes`, `jobs`, `policy`, `program` or `pools`); use --as",
+                )
+                .into()),
+            },
         };
         match res {
             Ok(msg) => out(&format!("ok: {}: {msg}\n", f.display())),

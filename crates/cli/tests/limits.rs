@@ -209,3 +209,34 @@ fn validate_sizes_workloads_against_a_cluster() {
         "{s}"
     );
 }
+
+#[test]
+fn validate_locates_syntax_errors_and_knows_allocation_and_job_files() {
+    let d = Dir::new("validate-kinds");
+    // A file that does not parse: its line, not "cannot tell what it is".
+    let bad = d.file("bad.toml", "[[nodes]\nmap_slots = 1\n");
+    let (out, err) = run(&["validate", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("bad.toml:1:"), "{err}");
+    assert!(!err.contains("cannot tell"), "{err}");
+    let xml = d.file(
+        "fair-scheduler.xml",
+        "<?xml version=\"1.0\"?>\n<allocations>\n  <pool name=\"etl\">\n    <weight>heavy</weight>\n  </pool>\n</allocations>\n",
+    );
+    let (out, err) = run(&["validate", &xml]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("fair-scheduler.xml:4"), "{err}");
+    let native = d.file("pools.toml", "[pools.etl]\nweight = 2\n[pools.bi]\n");
+    let job = d.file(
+        "job.toml",
+        &std::fs::read_to_string(repo().join("examples/wordcount-job.toml")).unwrap(),
+    );
+    // A JSON cluster saved with a byte order mark.
+    let bom = d.file("c.json", "\u{feff}{\"nodes\": [{\"map_slots\": 1}]}");
+    let (out, err) = run(&["validate", &native, &job, &bom]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(stdout.contains("allocation file: 2 pools"), "{stdout}");
+    assert!(stdout.contains("job file: job `"), "{stdout}");
+    assert!(stdout.contains("1 map + 0 reduce slots"), "{stdout}");
+}

@@ -97,6 +97,11 @@ impl Source {
         if text.len() as u64 > MAX_FILE_BYTES {
             return Err(too_big());
         }
+        // A UTF-8 byte order mark (some editors write one) is not content:
+        // JSON parsers refuse it.
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
         Ok(Source::new(label, text, Format::from_path(path)))
     }
 
