@@ -104,7 +104,7 @@ pub struct RunArgs {
 }
 
 /// The default event budget of one run: at a few million events a second,
-/// a few minutes at most (estimates are upper bounds).
+/// a few minutes for runs as estimated.
 pub const DEFAULT_MAX_EVENTS: f64 = 500_000_000.0;
 
 /// Raise the input limits (docs/formats.md, Limits) for larger studies.

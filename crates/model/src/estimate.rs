@@ -1,8 +1,9 @@
 //! The size of a run, known before it starts.
 //!
-//! [`estimate`] bounds how long a workload keeps a cluster busy and how many
+//! [`estimate`] sizes how long a workload keeps a cluster busy and how many
 //! events simulating it takes, from task counts and the cost model alone (no
-//! simulation). The command line prints it before long work and refuses runs
+//! simulation). It assumes each task runs once with the slots kept busy, so
+//! it is no bound when nodes fail, capacity is taken or a scheduler waits. The command line prints it before long work and refuses runs
 //! beyond an event budget unless told to go on; [`crate::Workload::check_against`]
 //! rejects a workload whose tasks would run past the simulated horizon.
 
@@ -24,12 +25,12 @@ pub struct Estimate {
     /// Task seconds on the slowest node at the slowest rate (an upper
     /// bound of the work).
     pub work_s: f64,
-    /// Simulated seconds until everything has surely ended: the last
-    /// arrival, then all the work spread over every slot, then the longest
-    /// job's longest map and reduce.
+    /// Simulated seconds until everything has ended with the slots kept
+    /// busy: the last arrival, then all the work spread over every slot,
+    /// then the longest job's longest map and reduce.
     pub horizon_s: f64,
-    /// Events to simulate (an upper bound): a few per task attempt, plus
-    /// every node's heartbeats over the horizon and the timeline samples.
+    /// Events to simulate: a few per task attempt, plus every node's
+    /// heartbeats over the horizon and the timeline samples.
     pub events: f64,
     /// The longest task: job name, `map` or `reduce`, seconds.
     pub longest_task: Option<(String, &'static str, f64)>,
@@ -131,7 +132,7 @@ impl fmt::Display for Estimate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} jobs, {} tasks on {} nodes ({} slots); at most about {:.0} simulated seconds and {:.2e} events",
+            "{} jobs, {} tasks on {} nodes ({} slots); about {:.0} simulated seconds and {:.2e} events",
             self.jobs, self.tasks, self.nodes, self.slots, self.horizon_s, self.events
         )
     }

@@ -239,22 +239,13 @@ struct Core<'a> {
 
 /// How long running tasks may go without a job arriving or a task ending
 /// before the run is stalled: `stall_after` beyond twice the longest task
-/// of the workload on the slowest node.
+/// of the workload (the estimate's, on the slowest node at the slowest
+/// rate).
 fn running_stall_bound(cluster: &Cluster, workload: &Workload, stall_after: Time) -> Time {
     let longest = mrsched_model::estimate(cluster, workload)
         .longest_task
         .map_or(0.0, |(_, _, s)| s);
-    let slowest = cluster
-        .nodes
-        .iter()
-        .map(|n| n.speed)
-        .fold(f64::INFINITY, f64::min);
-    let speed = if slowest.is_finite() && slowest > 0.0 {
-        slowest
-    } else {
-        1.0
-    };
-    stall_after + Time::from_secs_f64(2.0 * longest / speed.min(1.0))
+    stall_after + Time::from_secs_f64(2.0 * longest)
 }
 
 /// Run `workload` on `cluster` under `sched`.
