@@ -1064,10 +1064,17 @@ impl Workload {
         let lim = Limits::current();
         let est = crate::estimate::estimate(cluster, self);
         if est.horizon_s > lim.max_time_s {
-            let why = match &est.longest_task {
-                Some((job, kind, t)) if *t > lim.max_duration_s / 2.0 => format!(
+            let last = self.jobs.iter().max_by_key(|j| j.arrival);
+            let why = match (&est.longest_task, last) {
+                (Some((job, kind, t)), _) if *t > lim.max_duration_s / 2.0 => format!(
                     "job `{job}` has a {kind} of about {t:.0} s on the slowest node of `{}` (from its task times or its sizes and cost factors)",
                     cluster.name
+                ),
+                (_, Some(j)) if j.arrival.as_secs_f64() > lim.max_time_s / 2.0 => format!(
+                    "job `{}` arrives at {:.0} s (its arrival_s), and the work from then on takes about {:.0} s more",
+                    j.name,
+                    j.arrival.as_secs_f64(),
+                    est.horizon_s - j.arrival.as_secs_f64()
                 ),
                 _ => format!(
                     "{} tasks of {:.0} task-seconds in all on {} slots",
@@ -1385,6 +1392,20 @@ reduces = 1
         );
         assert!(
             s.contains("jobs[0].weight: 1e300 is beyond the limit"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn a_late_arrival_past_the_horizon_is_named() {
+        let c = Cluster::from_toml_str("c.toml", "[[nodes]]\nmap_slots = 1\n").unwrap();
+        let w = parse(
+            "[[jobs]]\nname = \"early\"\nmaps = 1\n\n[[jobs]]\nname = \"late\"\narrival_s = 315000000\nmaps = 1\nmap_time_s = 400000\n",
+        )
+        .unwrap();
+        let s = w.check_against(&c, "w.toml").unwrap_err().to_string();
+        assert!(
+            s.contains("job `late` arrives at 315000000 s (its arrival_s)"),
             "{s}"
         );
     }
