@@ -126,14 +126,36 @@ pub fn summary_text(r: &Report) -> String {
         "{} on {} / {} (seed {})",
         r.scheduler, r.cluster, r.workload, r.seed
     );
-    let mut rows: Vec<(String, String)> = vec![
-        (
-            "jobs".into(),
-            format!(
-                "{} ({} admitted, {} rejected, {} succeeded, {} failed)",
-                s.jobs, s.admitted, s.rejected, s.succeeded, s.failed
-            ),
+    let mut rows: Vec<(String, String)> = vec![(
+        "jobs".into(),
+        format!(
+            "{} ({} admitted, {} rejected, {} succeeded, {} failed)",
+            s.jobs, s.admitted, s.rejected, s.succeeded, s.failed
         ),
+    )];
+    // Why jobs were refused, for the first few (every reason is in the
+    // per-job CSV and JSON output).
+    let refused: Vec<&crate::report::JobRecord> = r.jobs.iter().filter(|j| !j.admitted).collect();
+    for j in refused.iter().take(3) {
+        rows.push((
+            "rejected".into(),
+            format!(
+                "`{}`: {}",
+                j.name,
+                j.reason.as_deref().unwrap_or("(no reason given)")
+            ),
+        ));
+    }
+    if refused.len() > 3 {
+        rows.push((
+            "rejected".into(),
+            format!(
+                "... and {} more (--format csv lists every job)",
+                refused.len() - 3
+            ),
+        ));
+    }
+    rows.extend([
         (
             "response time".into(),
             format!(
@@ -149,7 +171,7 @@ pub fn summary_text(r: &Report) -> String {
             "stretch".into(),
             format!("mean {:.2}, max {:.2}", s.mean_stretch, s.max_stretch),
         ),
-    ];
+    ]);
     if let (Some(m), Some(x)) = (s.mean_slowdown, s.max_slowdown) {
         rows.push(("slowdown".into(), format!("mean {m:.2}, max {x:.2}")));
     }

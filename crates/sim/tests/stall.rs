@@ -104,3 +104,27 @@ fn batch_runs_a_job_without_input_data() {
     let out = simulate(&c, &w, s.as_mut(), &SimOptions::default()).unwrap();
     assert_eq!(out.report().summary.succeeded, 1);
 }
+
+#[test]
+fn mars_refuses_a_job_without_task_times_with_the_reason() {
+    // MarS plans with known task times: a job without them used to wait
+    // until the run stalled a simulated week later.
+    let (c, w) = inputs(
+        "[[nodes]]\ncount = 2\nmap_slots = 2\nreduce_slots = 1\n",
+        "[[jobs]]\nname = \"timed\"\nmaps = 2\nmap_time_s = 5\n\n[[jobs]]\nname = \"sized\"\nmaps = 3\n",
+    );
+    let cfg = mrsched_sched::config::SchedulerConfig::preset("mars").unwrap();
+    let mut s = cfg.build(&c).unwrap();
+    let r = simulate(&c, &w, s.as_mut(), &SimOptions::default())
+        .unwrap()
+        .report();
+    assert_eq!((r.summary.succeeded, r.summary.rejected), (1, 1));
+    let sized = r.jobs.iter().find(|j| j.name == "sized").unwrap();
+    let why = sized.reason.as_deref().unwrap_or_default();
+    assert!(why.contains("3 map(s) and 0 reduce(s)"), "{why}");
+    let text = mrsched_metrics::output::summary_text(&r);
+    assert!(
+        text.contains("rejected") && text.contains("`sized`: mars plans"),
+        "{text}"
+    );
+}

@@ -7,7 +7,7 @@ use super::listsched::Intervals;
 use super::planner::{plan, Algorithm, PlanOptions};
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
 use crate::plan::{Plan, PlanFollower, PlannedTask};
-use crate::scheduler::Scheduler;
+use crate::scheduler::{Admission, Scheduler};
 use mrsched_model::rng::{hash_words, unit_from_hash};
 use mrsched_model::{Cluster, InputErrors, JobId, JobSpec, NodeId, TaskKind, Time};
 use mrsched_state::{ClusterState, Launch, StateEvent};
@@ -237,6 +237,22 @@ pub fn to_plan(inst: &Instance, sch: &Schedule, machines: &[NodeId]) -> Plan {
 impl Scheduler for Msjo {
     fn name(&self) -> String {
         self.opts.algorithm.name().to_lowercase()
+    }
+
+    fn on_submit(&mut self, st: &ClusterState, job: JobId) -> Admission {
+        // Seed 001 §3: every task's processing time is known to the planner.
+        // A job without explicit times could never be planned (it would
+        // wait for ever); it is refused with the reason instead.
+        let spec = &st.job(job).spec;
+        let maps = spec.maps.iter().filter(|m| m.time.is_none()).count();
+        let reduces = spec.reduces.iter().filter(|r| r.time.is_none()).count();
+        if maps + reduces == 0 {
+            return Admission::Admit;
+        }
+        Admission::Reject(format!(
+            "{} plans with every task's time known: {maps} map(s) and {reduces} reduce(s) of this job have none (give map_time_s or map_times_s, and reduce_time_s or reduce_times_s)",
+            self.name()
+        ))
     }
 
     fn on_announce(&mut self, st: &ClusterState, jobs: &[Arc<JobSpec>]) {
