@@ -162,7 +162,22 @@ impl Allocations {
                     "weight 0: the pool only gets slots no other pool wants".into(),
                 ));
             }
+            if p.max_running_jobs == Some(0) {
+                out.push(warn(
+                    p,
+                    "maxRunningJobs 0: no job of this pool ever runs".into(),
+                ));
+            }
             for (k, name) in names.iter().enumerate() {
+                if p.max[k] == Some(0.0) {
+                    out.push(warn(
+                        p,
+                        format!(
+                            "max {name} 0: no {} of this pool ever runs",
+                            &name[..name.len() - 1]
+                        ),
+                    ));
+                }
                 if let Some(m) = p.max[k] {
                     if m < p.min[k] {
                         out.push(warn(
@@ -832,6 +847,20 @@ max_running_jobs = 3
             "{w}"
         );
         assert!(w.contains("fs.xml:3: pool[b]: weight 0"), "{w}");
+        let x = from_xml(
+            "fs.xml",
+            "<allocations>\n<pool name=\"off\"><maxRunningJobs>0</maxRunningJobs></pool>\n<pool name=\"maponly\"><maxReduces>0</maxReduces></pool>\n</allocations>",
+        )
+        .unwrap();
+        let w = x.warnings(&c).join("\n");
+        assert!(
+            w.contains("fs.xml:2: pool[off]: maxRunningJobs 0: no job of this pool ever runs"),
+            "{w}"
+        );
+        assert!(
+            w.contains("fs.xml:3: pool[maponly]: max reduces 0: no reduce of this pool ever runs"),
+            "{w}"
+        );
         assert!(from_xml("fs.xml", XML)
             .unwrap()
             .warnings(
