@@ -466,9 +466,15 @@ impl Xml<'_> {
         }
     }
 
-    fn number(&mut self, n: roxmltree::Node, field: &str, what: &str) -> Option<f64> {
-        let t = self.text(n, field)?;
+    /// A number of seconds from 0 to the limit of durations.
+    fn seconds(&mut self, n: roxmltree::Node, field: &str) -> Option<f64> {
         let max = mrsched_model::Limits::current().max_duration_s;
+        self.number(n, field, "a number of seconds >= 0", max)
+    }
+
+    /// A number from 0 to `max` (the limit of its kind: weights, seconds).
+    fn number(&mut self, n: roxmltree::Node, field: &str, what: &str, max: f64) -> Option<f64> {
+        let t = self.text(n, field)?;
         match t.parse::<f64>() {
             Ok(v) if v.is_finite() && v >= 0.0 && v <= max => Some(v),
             _ => {
@@ -555,10 +561,11 @@ impl Xml<'_> {
                 "maxMaps" => p.max[0] = self.count(c, &f).map(f64::from),
                 "maxReduces" => p.max[1] = self.count(c, &f).map(f64::from),
                 "maxRunningJobs" => p.max_running_jobs = self.count(c, &f),
-                "weight" => p.weight = self.number(c, &f, "a weight >= 0").unwrap_or(1.0),
-                "minSharePreemptionTimeout" => {
-                    p.min_share_timeout = self.number(c, &f, "a number of seconds >= 0").map(secs)
+                "weight" => {
+                    let max = mrsched_model::Limits::current().max_weight;
+                    p.weight = self.number(c, &f, "a weight >= 0", max).unwrap_or(1.0)
                 }
+                "minSharePreemptionTimeout" => p.min_share_timeout = self.seconds(c, &f).map(secs),
                 "schedulingMode" => p.mode = self.mode(c, &f),
                 "pool" => {
                     if let Some(child) = self.pool(c, &path, paths, depth + 1) {
@@ -658,11 +665,9 @@ pub fn from_xml(file: &str, text: &str) -> Result<Allocations, InputErrors> {
             "poolMaxJobsDefault" => a.pool_max_jobs_default = x.count(c, tag),
             "userMaxJobsDefault" => a.user_max_jobs_default = x.count(c, tag),
             "defaultMinSharePreemptionTimeout" => {
-                a.default_min_share_timeout = x.number(c, tag, "a number of seconds >= 0").map(secs)
+                a.default_min_share_timeout = x.seconds(c, tag).map(secs)
             }
-            "fairSharePreemptionTimeout" => {
-                a.fair_share_timeout = x.number(c, tag, "a number of seconds >= 0").map(secs)
-            }
+            "fairSharePreemptionTimeout" => a.fair_share_timeout = x.seconds(c, tag).map(secs),
             "defaultPoolSchedulingMode" => {
                 if let Some(m) = x.mode(c, tag) {
                     a.default_mode = m;
@@ -901,7 +906,9 @@ max_running_jobs = 3
         .unwrap_err()
         .to_string();
         assert!(
-            e.contains("f.xml:3: pool[a].weight: `1e300` is not a weight >= 0 (at most 315360000)"),
+            e.contains(
+                "f.xml:3: pool[a].weight: `1e300` is not a weight >= 0 (at most 1000000000)"
+            ),
             "{e}"
         );
         assert!(
