@@ -1049,17 +1049,33 @@ impl Workload {
     pub fn check_against(&self, cluster: &Cluster, label: &str) -> Result<(), InputErrors> {
         let mut errs = InputErrors::new();
         let n = cluster.nodes.len() as u32;
-        for (i, d) in self.datasets.iter().enumerate() {
-            if d.replication > n {
-                errs.push(crate::error::InputError::field(
-                    label,
-                    format!("datasets[{i}].replication"),
-                    format!(
-                        "dataset `{}` asks for {} replicas but the cluster `{}` has only {n} nodes",
-                        d.name, d.replication, cluster.name
-                    ),
-                ));
-            }
+        // One error per dataset for the first few: a trace of thousands of
+        // jobs, each with its own dataset, would repeat it thousands of times.
+        let over: Vec<(usize, &Dataset)> = self
+            .datasets
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.replication > n)
+            .collect();
+        for (i, d) in over.iter().take(3) {
+            errs.push(crate::error::InputError::field(
+                label,
+                format!("datasets[{i}].replication"),
+                format!(
+                    "dataset `{}` asks for {} replicas but the cluster `{}` has only {n} nodes",
+                    d.name, d.replication, cluster.name
+                ),
+            ));
+        }
+        if over.len() > 3 {
+            errs.push(crate::error::InputError::file(
+                label,
+                format!(
+                    "{} more datasets ask for more replicas than the cluster `{}` has nodes",
+                    over.len() - 3,
+                    cluster.name
+                ),
+            ));
         }
         let lim = Limits::current();
         let est = crate::estimate::estimate(cluster, self);
@@ -1393,6 +1409,26 @@ reduces = 1
         assert!(
             s.contains("jobs[0].weight: 1e300 is beyond the limit"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn over_replicated_datasets_are_listed_once_beyond_the_first_three() {
+        let c = Cluster::from_toml_str("c.toml", "[[nodes]]\nmap_slots = 1\n").unwrap();
+        let mut text: String = (0..5)
+            .map(|i| format!("[[datasets]]\nname = \"d{i}\"\nsize_mb = 128\nreplication = 3\n"))
+            .collect();
+        text.push_str("[[jobs]]\ninput = \"d0\"\n");
+        let e = parse(&text)
+            .unwrap()
+            .check_against(&c, "w.toml")
+            .unwrap_err();
+        assert_eq!(e.0.len(), 4, "{e}");
+        assert!(e.to_string().contains("datasets[2].replication"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("2 more datasets ask for more replicas"),
+            "{e}"
         );
     }
 
