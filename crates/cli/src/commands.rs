@@ -471,11 +471,11 @@ fn list(a: ListArgs) -> Result<()> {
 }
 
 fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("tsv") => return Some(FileKind::Swim),
-        Some("xml") => return Some(FileKind::Allocation),
-        _ if src.text.trim_start().starts_with('<') => return Some(FileKind::Allocation),
-        _ => {}
+    if path.extension().and_then(|e| e.to_str()) == Some("tsv") {
+        return Some(FileKind::Swim);
+    }
+    if Allocations::is_xml(src) {
+        return Some(FileKind::Allocation);
     }
     let keys: Vec<String> = match src.format {
         DocFormat::Toml => toml::from_str::<toml::Table>(&src.text)

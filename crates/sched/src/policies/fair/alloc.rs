@@ -111,12 +111,16 @@ impl Allocations {
         out
     }
 
-    /// Read an allocation file: XML when it looks like XML (or is named
-    /// `.xml`), the native TOML form otherwise.
+    /// Whether `src` is an XML allocation file: named `.xml`, or looking
+    /// like XML.
+    pub fn is_xml(src: &Source) -> bool {
+        src.label.to_ascii_lowercase().ends_with(".xml") || src.text.trim_start().starts_with('<')
+    }
+
+    /// Read an allocation file: XML when [`Allocations::is_xml`], the
+    /// native TOML form otherwise.
     pub fn from_source(src: &Source) -> Result<Allocations, InputErrors> {
-        let xml = src.label.to_ascii_lowercase().ends_with(".xml")
-            || src.text.trim_start().starts_with('<');
-        if xml {
+        if Self::is_xml(src) {
             from_xml(&src.label, &src.text)
         } else {
             let spec: AllocSpec = match src.format {
