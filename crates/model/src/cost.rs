@@ -94,10 +94,23 @@ pub fn partition_mb(job: &JobSpec) -> f64 {
 /// Compute phase of reduce `index` of `job` on `node` (explicit reduces:
 /// their whole time).
 pub fn reduce_compute_time(cluster: &Cluster, job: &JobSpec, index: usize, node: &Node) -> Time {
+    reduce_compute_time_of(cluster, job, index, node, partition_mb(job))
+}
+
+/// [`reduce_compute_time`] with the job's [`partition_mb`] already known:
+/// the partition sums over every map, so callers that cost many reduces of
+/// one job compute it once.
+pub fn reduce_compute_time_of(
+    cluster: &Cluster,
+    job: &JobSpec,
+    index: usize,
+    node: &Node,
+    partition_mb: f64,
+) -> Time {
     match job.reduces[index].time {
         Some(t) => t.scale(1.0 / node.speed),
         None => {
-            let p = partition_mb(job);
+            let p = partition_mb;
             let cpu = p * job.cost.reduce_cpu_s_per_mb / node.speed;
             let write = p * job.cost.reduce_output_ratio / cluster.rates.disk_mb_s;
             Time::from_secs_f64(cpu + write)
@@ -134,8 +147,10 @@ pub fn ideal_time(cluster: &Cluster, job: &JobSpec) -> Time {
     let map_slots = cluster.total_map_slots().max(1) as f64;
     let map_phase = longest.max(Time::from_secs_f64(work / map_slots));
     let (mut rwork, mut rlongest) = (0.0f64, Time::ZERO);
+    let partition = partition_mb(job);
     for i in 0..job.reduces.len() {
-        let t = cluster.task_overhead + reduce_compute_time(cluster, job, i, &reference);
+        let t = cluster.task_overhead
+            + reduce_compute_time_of(cluster, job, i, &reference, partition);
         rwork += t.as_secs_f64();
         rlongest = rlongest.max(t);
     }

@@ -217,6 +217,9 @@ struct Core<'a> {
     beats: Vec<NodeBeat>,
     copy_profiles: FxHashMap<JobId, CopyProfile>,
     copy_epoch: FxHashMap<AttemptId, u32>,
+    /// Each running job's reduce partition (MB), summed over its maps once
+    /// rather than at every reducer's compute phase.
+    partitions: FxHashMap<JobId, f64>,
     fail_rng: mrsched_model::rng::Rng,
     node_rng: mrsched_model::rng::Rng,
     timer_at: Option<Time>,
@@ -311,6 +314,7 @@ pub fn simulate_with_progress(
             beats,
             copy_profiles: FxHashMap::default(),
             copy_epoch: FxHashMap::default(),
+            partitions: FxHashMap::default(),
             fail_rng: rng::stream(opts.seed, "task-failures"),
             node_rng: rng::stream(opts.seed, "node-failures"),
             timer_at: None,
@@ -650,6 +654,7 @@ impl Hooks for Core<'_> {
             StateEvent::JobEnded(j) | StateEvent::JobRejected(j) => {
                 self.open_jobs -= 1;
                 self.copy_profiles.remove(j);
+                self.partitions.remove(j);
                 self.progress_at(st.now());
             }
             StateEvent::AttemptEnded(a) => {
@@ -681,8 +686,13 @@ impl Hooks for Core<'_> {
         };
         let cluster = st.cluster();
         let spec = &st.job(att.job).spec;
+        let partition = *self
+            .partitions
+            .entry(att.job)
+            .or_insert_with(|| cost::partition_mb(spec));
+        let node = cluster.node(att.node);
         let d = cluster.task_overhead
-            + cost::reduce_compute_time(cluster, spec, att.task as usize, cluster.node(att.node));
+            + cost::reduce_compute_time_of(cluster, spec, att.task as usize, node, partition);
         let end = st.now() + d;
         self.schedule_end(st, a, d, end, Ev::ComputeDone(a));
     }
