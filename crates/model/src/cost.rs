@@ -149,8 +149,8 @@ pub fn ideal_time(cluster: &Cluster, job: &JobSpec) -> Time {
     let (mut rwork, mut rlongest) = (0.0f64, Time::ZERO);
     let partition = partition_mb(job);
     for i in 0..job.reduces.len() {
-        let t = cluster.task_overhead
-            + reduce_compute_time_of(cluster, job, i, &reference, partition);
+        let t =
+            cluster.task_overhead + reduce_compute_time_of(cluster, job, i, &reference, partition);
         rwork += t.as_secs_f64();
         rlongest = rlongest.max(t);
     }

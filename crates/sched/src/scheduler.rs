@@ -116,6 +116,18 @@ pub trait Scheduler: Send {
         false
     }
 
+    /// Whether a heartbeat can change this scheduler while nothing is
+    /// pending anywhere (no map pending, no reduce launchable). When it
+    /// cannot, the simulator sets such heartbeats aside instead of
+    /// delivering them one by one: on a day-long trace they are most of the
+    /// events (each arrival wakes every idle node, the first to beat takes
+    /// the work). The default is yes: a policy that does lazy work at
+    /// heartbeats (the Fair Scheduler's rate-limited share updates) sees
+    /// them all.
+    fn idle_heartbeats_matter(&self) -> bool {
+        true
+    }
+
     /// Whether nodes should run copy-compute splitting (more reducers than
     /// reduce slots, computing limited to the reduce slots); drivers apply it
     /// before the first job (seed 002 §5.2).

@@ -199,6 +199,9 @@ struct NodeBeat {
     next_k: u64,
     /// A periodic heartbeat is queued.
     queued: bool,
+    /// `(time, sequence)` of a queued heartbeat set aside while the cluster
+    /// had nothing to launch (see [`Core::set_beats_aside`]).
+    aside: Option<(u64, u64)>,
 }
 
 struct Engine<'a> {
@@ -214,7 +217,16 @@ struct Core<'a> {
     opts: &'a SimOptions,
     workload: &'a Workload,
     heap: EventQueue<Ev>,
+    /// Periodic heartbeats, apart from other events so that they can be set
+    /// aside at once; one sequence counter orders both queues.
+    beat_heap: EventQueue<NodeId>,
+    seq: u64,
+    /// `(time, sequence)` of the event being handled.
+    current: (u64, u64),
     beats: Vec<NodeBeat>,
+    /// Nodes whose queued heartbeat is set aside.
+    aside: Vec<NodeId>,
+    scratch: Vec<(u64, u64, NodeId)>,
     copy_profiles: FxHashMap<JobId, CopyProfile>,
     copy_epoch: FxHashMap<AttemptId, u32>,
     /// Each running job's reduce partition (MB), summed over its maps once
@@ -227,6 +239,9 @@ struct Core<'a> {
     arrivals_left: usize,
     open_jobs: usize,
     every_heartbeat: bool,
+    /// Heartbeats with nothing to launch may be set aside (the scheduler
+    /// neither needs every heartbeat nor changes at idle ones).
+    beats_aside_allowed: bool,
     samples: Vec<Sample>,
     hist: Option<LatencyHistogram>,
     events: u64,
@@ -300,9 +315,11 @@ pub fn simulate_with_progress(
             ),
             next_k: 0,
             queued: false,
+            aside: None,
         })
         .collect();
     let every_heartbeat = sched.needs_every_heartbeat();
+    let idle_matter = sched.idle_heartbeats_matter();
     let mut e = Engine {
         st,
         sched,
@@ -311,7 +328,12 @@ pub fn simulate_with_progress(
             opts,
             workload,
             heap: EventQueue::new(),
+            beat_heap: EventQueue::new(),
+            seq: 0,
+            current: (0, 0),
             beats,
+            aside: Vec::new(),
+            scratch: Vec::new(),
             copy_profiles: FxHashMap::default(),
             copy_epoch: FxHashMap::default(),
             partitions: FxHashMap::default(),
@@ -322,6 +344,7 @@ pub fn simulate_with_progress(
             arrivals_left: workload.jobs.len(),
             open_jobs: 0,
             every_heartbeat,
+            beats_aside_allowed: !every_heartbeat && !idle_matter,
             samples: Vec::new(),
             hist: opts.timing.then(LatencyHistogram::new),
             events: 0,
@@ -336,10 +359,9 @@ pub fn simulate_with_progress(
     let total_jobs = workload.jobs.len().max(1) as f64;
     let mut next_progress = 0u64;
     while e.k.arrivals_left > 0 || e.k.open_jobs > 0 {
-        let Some((t, ev)) = e.k.heap.pop() else {
+        let Some((t, ev)) = e.k.pop() else {
             return Err(e.k.stalled(&e.st));
         };
-        let t = Time(t);
         if t > e.st.now() {
             // With no job open, a long gap before the next arrival is
             // waiting, not a stall.
@@ -605,6 +627,13 @@ impl Engine<'_> {
                 self.k.push(t, Ev::Timer);
             }
         }
+        if self.k.beats_aside_allowed {
+            if self.st.pending_maps_total() == 0 && self.st.launchable_reduces_total() == 0 {
+                self.k.set_beats_aside();
+            } else if !self.k.aside.is_empty() {
+                self.k.restore_beats();
+            }
+        }
         Ok(())
     }
 }
@@ -722,7 +751,70 @@ impl Hooks for Core<'_> {
 
 impl Core<'_> {
     fn push(&mut self, t: Time, ev: Ev) {
-        self.heap.push(t.0, ev);
+        self.seq += 1;
+        self.heap.push_seq(t.0, self.seq, ev);
+    }
+
+    /// The next event of either queue, in `(time, sequence)` order.
+    fn pop(&mut self) -> Option<(Time, Ev)> {
+        let beat_first = match (self.heap.peek_order(), self.beat_heap.peek_order()) {
+            (Some(e), Some(b)) => b < e,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if beat_first {
+            let (t, seq, n) = self.beat_heap.pop_with_seq()?;
+            self.current = (t, seq);
+            Some((Time(t), Ev::Heartbeat(n, false)))
+        } else {
+            let (t, seq, ev) = self.heap.pop_with_seq()?;
+            self.current = (t, seq);
+            Some((Time(t), ev))
+        }
+    }
+
+    /// Nothing can be launched anywhere: every queued heartbeat would find
+    /// nothing to do, and most of a day-long trace's events would be such
+    /// heartbeats (every arrival wakes every idle node; the first to beat
+    /// takes the work). Set them aside, keeping their `(time, sequence)`:
+    /// one that is still ahead when work appears is queued again as it was,
+    /// one whose time has passed counts as delivered (see
+    /// [`Core::take_aside`]), so the order of events is unchanged.
+    fn set_beats_aside(&mut self) {
+        if self.beat_heap.is_empty() {
+            return;
+        }
+        let mut drained = std::mem::take(&mut self.scratch);
+        self.beat_heap.drain_into(&mut drained);
+        for (t, seq, n) in drained.drain(..) {
+            let b = &mut self.beats[n.idx()];
+            b.queued = false;
+            b.aside = Some((t, seq));
+            self.aside.push(n);
+        }
+        self.scratch = drained;
+    }
+
+    /// Work appeared: queue again the heartbeats set aside.
+    fn restore_beats(&mut self) {
+        let mut aside = std::mem::take(&mut self.aside);
+        for n in aside.drain(..) {
+            self.take_aside(n);
+        }
+        self.aside = aside;
+    }
+
+    /// Node `n`'s heartbeat set aside, if any: queued again when it is
+    /// still to come, else counted as delivered with nothing to do.
+    fn take_aside(&mut self, n: NodeId) {
+        if let Some((t, seq)) = self.beats[n.idx()].aside.take() {
+            if (t, seq) > self.current {
+                self.beats[n.idx()].queued = true;
+                self.beat_heap.push_seq(t, seq, n);
+            } else {
+                self.beats[n.idx()].next_k += 1;
+            }
+        }
     }
 
     fn exp_draw(&mut self, mean: Time) -> Time {
@@ -780,6 +872,10 @@ impl Core<'_> {
         if self.beats[n.idx()].queued || !st.node(n).alive {
             return;
         }
+        self.take_aside(n);
+        if self.beats[n.idx()].queued {
+            return;
+        }
         let now = st.now();
         let interval = st.cluster().heartbeat.interval;
         let phase = self.beats[n.idx()].phase;
@@ -787,13 +883,15 @@ impl Core<'_> {
         if now > phase {
             k = k.max(((now - phase).0 / interval.0).saturating_sub(1));
         }
-        while self.beat_time(st, n, k) < now {
+        let mut t = self.beat_time(st, n, k);
+        while t < now {
             k += 1;
+            t = self.beat_time(st, n, k);
         }
         self.beats[n.idx()].next_k = k;
         self.beats[n.idx()].queued = true;
-        let t = self.beat_time(st, n, k);
-        self.push(t, Ev::Heartbeat(n, false));
+        self.seq += 1;
+        self.beat_heap.push_seq(t.0, self.seq, n);
     }
 
     /// Could a heartbeat of `n` launch anything now?

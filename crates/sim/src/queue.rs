@@ -21,6 +21,15 @@ const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
 /// Sequence numbers fit in the 40 bits above the slot.
 const SEQ_LIMIT: u64 = 1 << (64 - SLOT_BITS);
 
+/// `(time, sequence)` of a key.
+#[inline(always)]
+fn order_of(key: u128) -> (u64, u64) {
+    (
+        (key >> 64) as u64,
+        ((key >> SLOT_BITS) as u64) & (SEQ_LIMIT - 1),
+    )
+}
+
 /// Min-heap of `(time_us, seq)` keys with payloads.
 pub struct EventQueue<T> {
     keys: Vec<u128>,
@@ -72,7 +81,14 @@ impl<T> EventQueue<T> {
     /// queued for `t`.
     pub fn push(&mut self, t: u64, v: T) {
         self.seq += 1;
-        assert!(self.seq < SEQ_LIMIT, "event sequence numbers exhausted");
+        self.push_seq(t, self.seq, v);
+    }
+
+    /// Queue `v` at time `t` with sequence number `seq`, which orders it
+    /// among events of the same time. The caller keeps sequence numbers
+    /// unique (two queues sharing one counter merge into one order).
+    pub fn push_seq(&mut self, t: u64, seq: u64, v: T) {
+        assert!(seq < SEQ_LIMIT, "event sequence numbers exhausted");
         let slot = match self.free.pop() {
             Some(s) => {
                 self.vals[s as usize] = Some(v);
@@ -88,7 +104,7 @@ impl<T> EventQueue<T> {
                 s
             }
         };
-        let key = ((t as u128) << 64) | ((self.seq as u128) << SLOT_BITS) | slot as u128;
+        let key = ((t as u128) << 64) | ((seq as u128) << SLOT_BITS) | slot as u128;
         // Sift up with a hole: parents move down, the new key is written once.
         let mut i = self.keys.len();
         self.keys.push(key);
@@ -104,8 +120,32 @@ impl<T> EventQueue<T> {
         self.keys[i] = key;
     }
 
+    /// The `(time, sequence)` of the earliest event.
+    pub fn peek_order(&self) -> Option<(u64, u64)> {
+        self.keys.first().map(|&k| order_of(k))
+    }
+
+    /// Move every event to `out`, in no particular order, as
+    /// `(time, sequence, v)`.
+    pub fn drain_into(&mut self, out: &mut Vec<(u64, u64, T)>) {
+        for k in self.keys.drain(..) {
+            let (t, seq) = order_of(k);
+            let v = self.vals[(k & SLOT_MASK) as usize]
+                .take()
+                .expect("queued slot holds a value");
+            out.push((t, seq, v));
+        }
+        self.vals.clear();
+        self.free.clear();
+    }
+
     /// The earliest event and its time.
     pub fn pop(&mut self) -> Option<(u64, T)> {
+        self.pop_with_seq().map(|(t, _, v)| (t, v))
+    }
+
+    /// The earliest event, its time and its sequence number.
+    pub fn pop_with_seq(&mut self) -> Option<(u64, u64, T)> {
         let top = *self.keys.first()?;
         let last = self.keys.pop().expect("not empty");
         let n = self.keys.len();
@@ -149,7 +189,8 @@ impl<T> EventQueue<T> {
             .take()
             .expect("queued slot holds a value");
         self.free.push(slot);
-        Some(((top >> 64) as u64, v))
+        let (t, seq) = order_of(top);
+        Some((t, seq, v))
     }
 }
 
@@ -182,6 +223,40 @@ mod tests {
             }
         }
         assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn shared_sequence_numbers_merge_two_queues_into_one_order() {
+        let (mut a, mut b) = (EventQueue::new(), EventQueue::new());
+        // Same times; the shared counter decides, whichever queue holds it.
+        a.push_seq(5, 1, "a1");
+        b.push_seq(5, 2, "b2");
+        a.push_seq(5, 3, "a3");
+        b.push_seq(4, 4, "b4");
+        let mut got = Vec::new();
+        loop {
+            let from_a = match (a.peek_order(), b.peek_order()) {
+                (Some(x), Some(y)) => x < y,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let q = if from_a { &mut a } else { &mut b };
+            got.push(q.pop_with_seq().unwrap());
+        }
+        assert_eq!(
+            got,
+            vec![(4, 4, "b4"), (5, 1, "a1"), (5, 2, "b2"), (5, 3, "a3")]
+        );
+        b.push_seq(9, 7, "x");
+        b.push_seq(8, 6, "y");
+        let mut out = Vec::new();
+        b.drain_into(&mut out);
+        out.sort();
+        assert_eq!(out, vec![(8, 6, "y"), (9, 7, "x")]);
+        assert!(b.is_empty() && b.pop().is_none());
+        b.push_seq(1, 8, "z");
+        assert_eq!(b.pop_with_seq(), Some((1, 8, "z")));
     }
 
     /// A simulation-like mix: after each pop, events at the same instant

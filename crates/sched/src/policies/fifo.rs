@@ -85,6 +85,12 @@ impl Scheduler for Fifo {
     fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
         first_map(st, node, self.order(), None).or_else(|| first_reduce(st, node, self.order()))
     }
+
+    /// FIFO keeps no state between heartbeats: with nothing pending, a
+    /// heartbeat launches nothing and changes nothing.
+    fn idle_heartbeats_matter(&self) -> bool {
+        false
+    }
 }
 
 fn build(cfg: &SchedulerConfig, _cluster: &Cluster) -> Result<Box<dyn Scheduler>, InputErrors> {
