@@ -143,6 +143,7 @@ fn run_one(
     cluster: &Cluster,
     workload: &Workload,
     cfg: &SchedulerConfig,
+    lines: Option<&indicatif::MultiProgress>,
 ) -> Result<Report> {
     let mut sched = cfg.build(cluster)?;
     for w in sched.warnings() {
@@ -153,12 +154,12 @@ fn run_one(
         timing: r.timing,
         ..Default::default()
     };
-    let pb = progress::bar(&cfg.label);
-    let out = simulate_with_progress(cluster, workload, sched.as_mut(), &opts, &mut |f| {
-        pb.set_position((f * 1000.0) as u64)
+    let mut line = progress::RunProgress::new(&cfg.label, r.format != Format::Json, lines);
+    let out = simulate_with_progress(cluster, workload, sched.as_mut(), &opts, &mut |p| {
+        line.update(p)
     })
     .map_err(fail)?;
-    pb.finish_and_clear();
+    line.finish();
     let mut info = out.info;
     info.scheduler = cfg.label.clone();
     if r.slowdown {
@@ -219,7 +220,7 @@ fn simulate(a: SimulateArgs) -> Result<()> {
         (Err(e), _) => return Err(e.into()),
         (_, Err(f)) => return Err(f),
     };
-    let report = run_one(&a.run, &cluster, &workload, &cfg)?;
+    let report = run_one(&a.run, &cluster, &workload, &cfg, None)?;
     if let Some(p) = &a.plot {
         plot_timeline(p, &report)?;
     }
@@ -290,10 +291,15 @@ fn compare(a: CompareArgs) -> Result<()> {
     }
     errs.into_result(())?;
     let (cluster, workload) = inputs(&a.run)?;
-    let mut reports = Vec::new();
-    for cfg in &cfgs {
-        reports.push(run_one(&a.run, &cluster, &workload, cfg)?);
-    }
+    // Runs are independent: one per core, reports in the order asked.
+    let lines = indicatif::MultiProgress::new();
+    let reports = mrsched_sim::parallel::map(
+        cfgs.len(),
+        |i| run_one(&a.run, &cluster, &workload, &cfgs[i], Some(&lines)),
+        |_| {},
+    )
+    .into_iter()
+    .collect::<Result<Vec<Report>>>()?;
     if let Some(dir) = &a.plots {
         std::fs::create_dir_all(dir).map_err(fail)?;
         plot::response_cdf(&dir.join("response-cdf.svg"), &reports).map_err(fail)?;

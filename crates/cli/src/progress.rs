@@ -1,8 +1,11 @@
 //! A progress bar on stderr for long runs (hidden when stderr is not a
 //! terminal, so scripts and JSON consumers see nothing).
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mrsched_model::Time;
+use mrsched_sim::Progress;
 use std::io::IsTerminal;
+use std::time::{Duration, Instant};
 
 /// A bar from 0 to 1000 (per mille of jobs ended).
 pub fn bar(label: &str) -> ProgressBar {
@@ -17,4 +20,96 @@ pub fn bar(label: &str) -> ProgressBar {
     );
     pb.set_prefix(label.to_string());
     pb
+}
+
+/// The progress line of one simulation: jobs ended, simulated time and
+/// events per second. Drawn only on a terminal, only when the output is not
+/// JSON, and only once the run has taken a second
+/// (`MRSCHED_PROGRESS_AFTER_MS` changes that delay), so short runs and
+/// scripts see nothing.
+pub struct RunProgress {
+    pb: ProgressBar,
+    started: Instant,
+    after: Duration,
+    enabled: bool,
+    shown: bool,
+    /// Lines of runs going on at once (`compare`) share the terminal.
+    group: Option<MultiProgress>,
+}
+
+impl RunProgress {
+    /// A line labelled `label`; `enabled` is false for JSON output. Lines
+    /// of runs going on at the same time pass one `group`.
+    pub fn new(label: &str, enabled: bool, group: Option<&MultiProgress>) -> RunProgress {
+        let pb = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::hidden());
+        pb.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:20}] {pos}/{len} jobs {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        pb.set_prefix(label.to_string());
+        let after = std::env::var("MRSCHED_PROGRESS_AFTER_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(Duration::from_secs(1), Duration::from_millis);
+        RunProgress {
+            pb,
+            started: Instant::now(),
+            after,
+            enabled: enabled && std::io::stderr().is_terminal(),
+            shown: false,
+            group: group.cloned(),
+        }
+    }
+
+    /// Show where the run is.
+    pub fn update(&mut self, p: &Progress) {
+        if !self.enabled {
+            return;
+        }
+        let elapsed = self.started.elapsed();
+        if !self.shown && elapsed < self.after {
+            return;
+        }
+        self.pb.set_length(p.jobs as u64);
+        self.pb.set_position(p.jobs_ended as u64);
+        let rate = p.events as f64 / elapsed.as_secs_f64().max(1e-9);
+        self.pb
+            .set_message(format!("sim {} {:.2}M events/s", clock(p.now), rate / 1e6));
+        if !self.shown {
+            match &self.group {
+                Some(g) => self.pb = g.add(self.pb.clone()),
+                None => self.pb.set_draw_target(ProgressDrawTarget::stderr()),
+            }
+            self.shown = true;
+        }
+    }
+
+    /// Remove the line.
+    pub fn finish(self) {
+        self.pb.finish_and_clear();
+    }
+}
+
+/// Simulated time as `[Nd ]hh:mm:ss`.
+fn clock(t: Time) -> String {
+    let s = t.as_secs_f64() as u64;
+    let (d, h, m, s) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
+    if d > 0 {
+        format!("{d}d {h:02}:{m:02}:{s:02}")
+    } else {
+        format!("{h:02}:{m:02}:{s:02}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simulated_clock() {
+        assert_eq!(clock(Time::from_secs(0)), "00:00:00");
+        assert_eq!(clock(Time::from_secs(3_723)), "01:02:03");
+        assert_eq!(clock(Time::from_secs(2 * 86_400 + 59)), "2d 00:00:59");
+    }
 }

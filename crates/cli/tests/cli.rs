@@ -331,3 +331,45 @@ fn timing_and_slowdown_are_reported_when_asked() {
         assert!(j["slowdown"].as_f64().unwrap() > 0.5, "{j}");
     }
 }
+
+/// The simulate progress line under a pseudo-terminal (`script` from
+/// util-linux): shown on a terminal, never under `--format json`, never
+/// when stderr is a pipe.
+#[test]
+fn simulate_progress_line_only_on_a_terminal_and_not_for_json() {
+    let exe = env!("CARGO_BIN_EXE_mrsched");
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed, no pseudo-terminal");
+        return;
+    }
+    let under_pty = |extra: &str| {
+        let cmd = format!("{exe} simulate -c ec2-100 -w fb-bm -s fifo{extra}");
+        let out = Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .env("MRSCHED_PROGRESS_AFTER_MS", "0")
+            .env("COLUMNS", "120")
+            .current_dir(repo())
+            .output()
+            .expect("script runs");
+        assert!(out.status.success(), "{cmd}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let table = under_pty("");
+    assert!(
+        table.contains("/50 jobs") && table.contains("M events/s") && table.contains("sim 00:"),
+        "no progress line on a terminal: {table}"
+    );
+    assert!(table.contains("fifo on ec2-100 / fb-bm"), "{table}");
+    let json = under_pty(" --format json");
+    assert!(
+        !json.contains("events/s"),
+        "progress under --format json: {json}"
+    );
+    let piped = bin()
+        .args(["simulate", "-c", "ec2-100", "-w", "fb-bm", "-s", "fifo"])
+        .env("MRSCHED_PROGRESS_AFTER_MS", "0")
+        .current_dir(repo())
+        .output()
+        .expect("runs");
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("events/s"));
+}

@@ -8,8 +8,6 @@ use mrsched_model::{Format, Source};
 use mrsched_sched::SchedulerConfig;
 use mrsched_sim::{simulate, SimOptions, SimOutput};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// Run `workload` on `cluster` under the scheduler preset or file `sched`.
 pub fn run(
@@ -169,43 +167,16 @@ pub fn run_quick_checked(exp: &crate::Experiment) -> (crate::ExpReport, PathBuf)
     (r, dir)
 }
 
-/// Run `f(i)` for `i < n` on a few threads, reporting progress in
-/// `[p0, p0 + span]`; results in index order, so the output does not
-/// depend on the thread count.
+/// Run `f(i)` for `i < n` on every core ([`mrsched_sim::parallel::map`]),
+/// reporting progress in `[p0, p0 + span]`; results in index order, so the
+/// output does not depend on the thread count.
 pub fn par_map<T: Send>(
     n: usize,
     p0: f64,
     span: f64,
     f: impl Fn(usize) -> Result<T, ExpError> + Sync,
 ) -> Result<Vec<T>, ExpError> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .clamp(1, 8)
-        .min(n.max(1));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<T, ExpError>>>> =
-        Mutex::new((0..n).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = f(i);
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
-                }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(p0 + span * d as f64 / n as f64);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .map_err(|_| ExpError("a worker thread panicked".into()))?
+    mrsched_sim::parallel::map(n, f, |d| progress(p0 + span * d as f64 / n as f64))
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(ExpError("a run did not finish".into()))))
         .collect()
 }

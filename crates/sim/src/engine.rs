@@ -266,6 +266,26 @@ fn running_stall_bound(cluster: &Cluster, workload: &Workload, stall_after: Time
     stall_after + Time::from_secs_f64(2.0 * longest)
 }
 
+/// How far a run is, for progress displays.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Simulated time.
+    pub now: Time,
+    /// Jobs that ended (succeeded, failed, killed or rejected).
+    pub jobs_ended: usize,
+    /// Jobs in the workload.
+    pub jobs: usize,
+    /// Events handled so far.
+    pub events: u64,
+}
+
+impl Progress {
+    /// Fraction of the workload's jobs that ended, 0 to 1.
+    pub fn fraction(&self) -> f64 {
+        self.jobs_ended as f64 / self.jobs.max(1) as f64
+    }
+}
+
 /// Run `workload` on `cluster` under `sched`.
 pub fn simulate(
     cluster: &Cluster,
@@ -276,14 +296,13 @@ pub fn simulate(
     simulate_with_progress(cluster, workload, sched, opts, &mut |_| {})
 }
 
-/// [`simulate`], calling `progress` with the fraction of jobs ended from
-/// time to time.
+/// [`simulate`], calling `progress` every 100,000 events and at the end.
 pub fn simulate_with_progress(
     cluster: &Cluster,
     workload: &Workload,
     sched: &mut dyn Scheduler,
     opts: &SimOptions,
-    progress: &mut dyn FnMut(f64),
+    progress: &mut dyn FnMut(&Progress),
 ) -> Result<SimOutput, SimError> {
     let mut st = ClusterState::new(cluster.clone());
     Driver::init(&mut st, sched);
@@ -356,7 +375,6 @@ pub fn simulate_with_progress(
         },
     };
     e.init();
-    let total_jobs = workload.jobs.len().max(1) as f64;
     let mut next_progress = 0u64;
     while e.k.arrivals_left > 0 || e.k.open_jobs > 0 {
         let Some((t, ev)) = e.k.pop() else {
@@ -387,12 +405,21 @@ pub fn simulate_with_progress(
         e.after_step()?;
         if e.k.events >= next_progress {
             next_progress = e.k.events + 100_000;
-            let ended = workload.jobs.len() - e.k.arrivals_left - e.k.open_jobs;
-            progress(ended as f64 / total_jobs);
+            progress(&Progress {
+                now: e.st.now(),
+                jobs_ended: workload.jobs.len() - e.k.arrivals_left - e.k.open_jobs,
+                jobs: workload.jobs.len(),
+                events: e.k.events,
+            });
         }
     }
     e.k.sample(&e.st);
-    progress(1.0);
+    progress(&Progress {
+        now: e.st.now(),
+        jobs_ended: workload.jobs.len(),
+        jobs: workload.jobs.len(),
+        events: e.k.events,
+    });
     let info = RunInfo {
         scheduler: e.sched.name(),
         cluster: cluster.name.clone(),

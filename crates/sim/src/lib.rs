@@ -13,10 +13,11 @@
 
 pub mod copy;
 mod engine;
+pub mod parallel;
 pub mod queue;
 pub mod standalone;
 
-pub use engine::{simulate, simulate_with_progress, SimError, SimOptions, SimOutput};
+pub use engine::{simulate, simulate_with_progress, Progress, SimError, SimOptions, SimOutput};
 
 use mrsched_metrics::Report;
 
