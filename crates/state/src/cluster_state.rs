@@ -950,6 +950,9 @@ impl ClusterState {
                 let ns = &mut self.nodes[node.idx()];
                 ns.intermediate_mb += out;
                 ns.outputs.push((j, t.index));
+                if ns.outputs.len() >= (2 * ns.outputs_compacted).max(1024) {
+                    self.compact_outputs(node);
+                }
             }
             self.map_done(j);
         }
@@ -1567,6 +1570,19 @@ impl ClusterState {
             }
         }
         self.events.push(StateEvent::JobEnded(j));
+    }
+
+    /// Drop node `n`'s stale output entries (jobs ended, outputs lost or
+    /// evicted, maps re-run elsewhere): every reader skips them anyway, and
+    /// over a day they would hold one entry per map ever run there.
+    fn compact_outputs(&mut self, n: NodeId) {
+        let jobs = &self.jobs;
+        let ns = &mut self.nodes[n.idx()];
+        ns.outputs.retain(|&(j, t)| {
+            let task = &jobs[j.idx()].maps[t as usize];
+            task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb > 0.0
+        });
+        ns.outputs_compacted = ns.outputs.len();
     }
 
     /// Map `t` of `j` lost its output on node `n`.

@@ -26,6 +26,10 @@ pub struct NodeState {
     pub attempts: Vec<AttemptId>,
     /// Reducers whose copy is done, waiting to compute (FIFO).
     pub waiting_compute: VecDeque<AttemptId>,
-    /// Map outputs stored here: `(job, map)`; stale entries are skipped.
+    /// Map outputs stored here: `(job, map)`; stale entries are skipped,
+    /// and dropped when the list has doubled since it was last compacted.
     pub(crate) outputs: Vec<(JobId, u32)>,
+    /// Length of `outputs` after its last compaction.
+    #[serde(skip)]
+    pub(crate) outputs_compacted: usize,
 }
