@@ -152,6 +152,8 @@ fn run_one(
     let opts = SimOptions {
         seed: r.seed,
         timing: r.timing,
+        // Only the report reads the run's state afterwards.
+        release_ended_jobs: true,
         ..Default::default()
     };
     let mut line = progress::RunProgress::new(&cfg.label, r.format != Format::Json, lines);

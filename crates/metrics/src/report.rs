@@ -15,7 +15,7 @@
 //! * makespan = last end - first submission.
 
 use crate::latency::LatencyHistogram;
-use mrsched_model::{cost, Locality, Time};
+use mrsched_model::{cost, Time};
 use mrsched_state::{ClusterState, JobStatus};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -261,20 +261,14 @@ impl Report {
         let mut jobs = Vec::with_capacity(st.jobs().len());
         for job in st.jobs() {
             let spec = &job.spec;
-            let mut loc = LocalityCounts::default();
-            let mut attempts = 0u32;
-            for t in &job.maps {
-                attempts += t.attempts as u32;
-                if t.status == mrsched_state::TaskStatus::Done {
-                    match t.locality {
-                        Locality::Node => loc.node += 1,
-                        Locality::Rack => loc.rack += 1,
-                        Locality::OffRack => loc.off_rack += 1,
-                        Locality::NoData => loc.no_data += 1,
-                    }
-                }
-            }
-            attempts += job.reduces.iter().map(|t| t.attempts as u32).sum::<u32>();
+            let totals = job.task_totals();
+            let loc = LocalityCounts {
+                node: totals.node_local,
+                rack: totals.rack_local,
+                off_rack: totals.off_rack,
+                no_data: totals.no_data,
+            };
+            let attempts = totals.attempts;
             let ok = job.status == JobStatus::Succeeded;
             let finish = job.finish.filter(|_| ok);
             let response = finish.map(|f| f - job.submitted);
@@ -316,8 +310,8 @@ impl Report {
                 deadline_met: deadline.map(|d| finish.is_some_and(|f| f <= d)),
                 goal_s: goal.map(secs),
                 goal_met: goal.map(|g| finish.is_some_and(|f| f <= g)),
-                maps: job.maps.len() as u32,
-                reduces: job.reduces.len() as u32,
+                maps: totals.maps,
+                reduces: totals.reduces,
                 locality: loc,
                 attempts,
                 failed_attempts: job.failed_attempts,

@@ -44,6 +44,11 @@ pub struct SimOptions {
     /// while jobs remain and nothing runs; with tasks running, for this
     /// long beyond twice the longest task the workload could take.
     pub stall_after: Time,
+    /// Free each job's task records once it has ended, keeping their
+    /// totals (`ClusterState::release_task_records`): memory then follows
+    /// the running jobs, not the whole day. The report is the same; callers
+    /// that read ended jobs' tasks after the run leave it off.
+    pub release_ended_jobs: bool,
 }
 
 impl Default for SimOptions {
@@ -54,6 +59,7 @@ impl Default for SimOptions {
             strict: true,
             timing: false,
             stall_after: Time::from_secs(7 * 86_400),
+            release_ended_jobs: false,
         }
     }
 }
@@ -253,6 +259,9 @@ struct Core<'a> {
     /// stalled (computed when first needed).
     running_stall_bound: Option<Time>,
     capacity_times: Vec<Time>,
+    /// Jobs that ended during the current step (their records are released
+    /// at its end when asked).
+    ended: Vec<JobId>,
 }
 
 /// How long running tasks may go without a job arriving or a task ending
@@ -372,6 +381,7 @@ pub fn simulate_with_progress(
             lost_since_progress: 0,
             running_stall_bound: None,
             capacity_times: cluster.capacity_change_times(),
+            ended: Vec::new(),
         },
     };
     e.init();
@@ -654,6 +664,9 @@ impl Engine<'_> {
                 self.k.push(t, Ev::Timer);
             }
         }
+        for j in self.k.ended.drain(..) {
+            self.st.release_task_records(j);
+        }
         if self.k.beats_aside_allowed {
             if self.st.pending_maps_total() == 0 && self.st.launchable_reduces_total() == 0 {
                 self.k.set_beats_aside();
@@ -711,6 +724,9 @@ impl Hooks for Core<'_> {
                 self.open_jobs -= 1;
                 self.copy_profiles.remove(j);
                 self.partitions.remove(j);
+                if self.opts.release_ended_jobs {
+                    self.ended.push(*j);
+                }
                 self.progress_at(st.now());
             }
             StateEvent::AttemptEnded(a) => {

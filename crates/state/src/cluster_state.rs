@@ -498,7 +498,7 @@ impl ClusterState {
             .outputs
             .iter()
             .filter_map(move |&(j, t)| {
-                let task = &self.jobs[j.idx()].maps[t as usize];
+                let task = self.jobs[j.idx()].maps.get(t as usize)?;
                 (task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb > 0.0)
                     .then_some((j, t, task.output_mb))
             })
@@ -1572,6 +1572,28 @@ impl ClusterState {
         self.events.push(StateEvent::JobEnded(j));
     }
 
+    /// Free the task records of ended job `j`, keeping their totals
+    /// ([`Job::released`]): a day-long run holds only its running jobs'
+    /// tasks. Nothing reads the records of an ended job but reports; a
+    /// driver calls this once every consumer of the job's end has run.
+    /// Returns false (and keeps them) while the job has not ended.
+    pub fn release_task_records(&mut self, j: JobId) -> bool {
+        let Some(jm) = self.jobs.get_mut(j.idx()) else {
+            return false;
+        };
+        if !jm.status.is_final() || !jm.running.is_empty() {
+            return false;
+        }
+        if jm.released.is_none() {
+            jm.released = Some(jm.task_totals());
+            jm.maps = Vec::new();
+            jm.reduces = Vec::new();
+            jm.dataset_offsets = Vec::new();
+            jm.running = Vec::new();
+        }
+        true
+    }
+
     /// Drop node `n`'s stale output entries (jobs ended, outputs lost or
     /// evicted, maps re-run elsewhere): every reader skips them anyway, and
     /// over a day they would hold one entry per map ever run there.
@@ -1579,8 +1601,9 @@ impl ClusterState {
         let jobs = &self.jobs;
         let ns = &mut self.nodes[n.idx()];
         ns.outputs.retain(|&(j, t)| {
-            let task = &jobs[j.idx()].maps[t as usize];
-            task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb > 0.0
+            jobs[j.idx()].maps.get(t as usize).is_some_and(|task| {
+                task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb > 0.0
+            })
         });
         ns.outputs_compacted = ns.outputs.len();
     }
@@ -1588,7 +1611,10 @@ impl ClusterState {
     /// Map `t` of `j` lost its output on node `n`.
     fn drop_output(&mut self, j: JobId, t: u32, n: NodeId) {
         let jm = &mut self.jobs[j.idx()];
-        let task = &mut jm.maps[t as usize];
+        // Released records: the job ended, its outputs were freed then.
+        let Some(task) = jm.maps.get_mut(t as usize) else {
+            return;
+        };
         if task.status != TaskStatus::Done || task.node != Some(n) || task.output_mb <= 0.0 {
             return;
         }

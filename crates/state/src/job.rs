@@ -118,6 +118,27 @@ impl TaskStats {
     }
 }
 
+/// What a job's task records add up to: all a report needs of them, kept
+/// when the records themselves are released
+/// ([`crate::ClusterState::release_task_records`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskTotals {
+    /// Map tasks.
+    pub maps: u32,
+    /// Reduce tasks.
+    pub reduces: u32,
+    /// Attempts launched, maps and reduces.
+    pub attempts: u32,
+    /// Done maps that read their block on their node.
+    pub node_local: u32,
+    /// Done maps that read it from their rack.
+    pub rack_local: u32,
+    /// Done maps that read it across racks.
+    pub off_rack: u32,
+    /// Done maps that read no block.
+    pub no_data: u32,
+}
+
 /// One running attempt in a job's running list: the attempt, and which of
 /// its tasks is this job's (0: the driving task, `k + 1`: rider `k`). The
 /// driving task's position is kept in the attempt, riders' in the state.
@@ -182,6 +203,9 @@ pub struct Job {
     /// Pending-task lookups (interior mutability: lookups drop stale
     /// entries lazily; see [`crate::index`]).
     pub(crate) index: RefCell<LocalityIndex>,
+    /// Set when the task records of this ended job were released: `maps`
+    /// and `reduces` are empty and these are their totals.
+    pub released: Option<TaskTotals>,
 }
 
 impl Job {
@@ -220,8 +244,34 @@ impl Job {
             running: Vec::new(),
             dataset_offsets,
             index: RefCell::new(LocalityIndex::default()),
+            released: None,
             spec,
         }
+    }
+
+    /// Totals of the task records (kept when they were released).
+    pub fn task_totals(&self) -> TaskTotals {
+        if let Some(t) = self.released {
+            return t;
+        }
+        let mut t = TaskTotals {
+            maps: self.maps.len() as u32,
+            reduces: self.reduces.len() as u32,
+            ..TaskTotals::default()
+        };
+        for m in &self.maps {
+            t.attempts += m.attempts as u32;
+            if m.status == TaskStatus::Done {
+                match m.locality {
+                    Locality::Node => t.node_local += 1,
+                    Locality::Rack => t.rack_local += 1,
+                    Locality::OffRack => t.off_rack += 1,
+                    Locality::NoData => t.no_data += 1,
+                }
+            }
+        }
+        t.attempts += self.reduces.iter().map(|r| r.attempts as u32).sum::<u32>();
+        t
     }
 
     /// True while admitted and unfinished.

@@ -23,5 +23,5 @@ pub use attempt::{Attempt, AttemptStatus, Launch, ReducePhase};
 pub use blocks::{BlockMap, DatasetBlocks};
 pub use cluster_state::{ClusterState, LaunchError, StateError, Usage};
 pub use events::StateEvent;
-pub use job::{Counts, Job, JobStatus, Task, TaskStats, TaskStatus};
+pub use job::{Counts, Job, JobStatus, Task, TaskStats, TaskStatus, TaskTotals};
 pub use node::NodeState;
