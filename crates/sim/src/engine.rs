@@ -329,7 +329,7 @@ pub fn simulate_with_progress(
         );
         st.add_dataset(DatasetBlocks::from_flat(
             &d.name,
-            d.blocks_mb.clone(),
+            d.blocks_mb.len(),
             reps,
             r,
         ));
