@@ -77,7 +77,7 @@ fn workload(arrivals: &[Vec<f64>]) -> Workload {
             j.class = Some(if cpu { "cpu" } else { "io" }.into());
             if cpu {
                 // CPU-bound: 35 s + 1 s start-up per map wherever it runs.
-                for m in &mut j.maps {
+                for m in j.maps.list_mut() {
                     m.time = Some(Time::from_secs(35));
                 }
             }

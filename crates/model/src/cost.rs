@@ -79,7 +79,7 @@ pub fn map_output_mb(job: &JobSpec, map: &MapSpec) -> f64 {
 
 /// Total intermediate output of a job's maps, MB.
 pub fn job_output_mb(job: &JobSpec) -> f64 {
-    job.maps.iter().map(|m| map_output_mb(job, m)).sum()
+    job.maps.iter().map(|m| map_output_mb(job, &m)).sum()
 }
 
 /// One reduce's partition, MB (keys spread evenly over reduces).
@@ -139,7 +139,7 @@ pub fn ideal_time(cluster: &Cluster, job: &JobSpec) -> Time {
     };
     let (mut work, mut longest) = (0.0f64, Time::ZERO);
     for m in &job.maps {
-        let c = map_cost(cluster, job, m, &reference, Locality::Node);
+        let c = map_cost(cluster, job, &m, &reference, Locality::Node);
         let t = cluster.task_overhead + c.scan + c.compute;
         work += t.as_secs_f64();
         longest = longest.max(t);
@@ -195,7 +195,8 @@ reduce_slots = 1
                 time: None,
             };
             4
-        ];
+        ]
+        .into();
         j.reduces = vec![crate::workload::ReduceSpec { time: None }; 2];
         j.cost.map_cpu_s_per_mb = 0.1;
         j.cost.map_output_ratio = 0.5;
@@ -209,10 +210,10 @@ reduce_slots = 1
         let c = cluster();
         let j = job();
         let n = &c.nodes[0];
-        let local = map_cost(&c, &j, &j.maps[0], n, Locality::Node);
+        let local = map_cost(&c, &j, &j.maps.at(0), n, Locality::Node);
         assert_eq!(local.scan, Time::from_secs(1));
         assert_eq!(local.compute, Time::from_secs(10));
-        let off = map_cost(&c, &j, &j.maps[0], n, Locality::OffRack);
+        let off = map_cost(&c, &j, &j.maps.at(0), n, Locality::OffRack);
         assert_eq!(off.scan, Time::from_secs(10));
         assert_eq!(shared_map_time(&c, &[local]), Time::from_secs(12));
         // Two riders: one scan, two computes, one overhead.
@@ -224,7 +225,7 @@ reduce_slots = 1
         let c = cluster();
         let mut j = JobSpec::explicit("j", Time::ZERO, &[10.0], &[], 1.0);
         j.scan_fraction = 0.6;
-        let m = map_cost(&c, &j, &j.maps[0], &c.nodes[0], Locality::NoData);
+        let m = map_cost(&c, &j, &j.maps.at(0), &c.nodes[0], Locality::NoData);
         assert_eq!(m.scan, Time::from_secs(6));
         assert_eq!(m.compute, Time::from_secs(4));
         // Shared by three riders: 6 + 3 x 4 (+1 overhead).

@@ -15,6 +15,7 @@ pub mod error;
 pub mod estimate;
 pub mod ids;
 pub mod limits;
+pub mod maps;
 pub mod placement;
 pub mod rng;
 pub mod source;
@@ -28,6 +29,7 @@ pub use ids::{
     AttemptId, BlockRef, DatasetId, JobId, Locality, NodeId, Priority, RackId, TaskKind, TaskRef,
 };
 pub use limits::Limits;
+pub use maps::MapSpecs;
 pub use source::{Format, Source};
 pub use time::Time;
 pub use workload::{Dataset, JobSpec, MapSpec, ReduceSpec, Workload, WorkloadSpec};

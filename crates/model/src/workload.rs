@@ -11,6 +11,7 @@ use crate::cluster::Cluster;
 use crate::error::InputErrors;
 use crate::ids::{BlockRef, DatasetId, Priority};
 use crate::limits::{num, Limits};
+use crate::maps::MapSpecs;
 use crate::source::Source;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -201,7 +202,7 @@ impl Dataset {
 }
 
 /// One map task of a job.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct MapSpec {
     /// The block it reads (none for data-less maps).
     pub block: Option<BlockRef>,
@@ -249,7 +250,7 @@ pub struct JobSpec {
     /// Datasets read, in order.
     pub input: Vec<DatasetId>,
     /// Map tasks.
-    pub maps: Vec<MapSpec>,
+    pub maps: MapSpecs,
     /// Reduce tasks.
     pub reduces: Vec<ReduceSpec>,
     /// Cost model parameters.
@@ -924,7 +925,7 @@ impl JobFileSpec {
             weight: self.weight,
             arrival: Time::from_secs_f64(self.arrival_s),
             input,
-            maps,
+            maps: maps.into(),
             reduces,
             cost: CostParams {
                 map_cpu_s_per_mb: self.map_cpu_s_per_mb,
@@ -1202,7 +1203,7 @@ impl JobSpec {
             weight: self.weight,
             maps: input.is_none().then_some(self.maps.len() as u32),
             map_input_mb: (input.is_none() && self.maps.first().is_some_and(|m| m.input_mb > 0.0))
-                .then(|| self.maps[0].input_mb),
+                .then(|| self.maps.at(0).input_mb),
             input,
             map_time_s,
             map_times_s,
@@ -1270,7 +1271,7 @@ deadline_s = 100
         assert!(w.jobs[0].explicit_reduces());
         assert_eq!(w.jobs[0].abs_deadline(), Some(Time::from_secs(101)));
         assert_eq!(w.jobs[1].maps.len(), 3);
-        assert_eq!(w.jobs[1].maps[2].input_mb, 44.0);
+        assert_eq!(w.jobs[1].maps.at(2).input_mb, 44.0);
         assert_eq!(w.jobs[1].pool_name(), "default");
     }
 

@@ -174,7 +174,7 @@ impl Scheduler for SharedScan {
                 else {
                     continue;
                 };
-                let Some(block) = st.job(j).spec.maps[t as usize].block else {
+                let Some(block) = st.job(j).spec.maps.at(t as usize).block else {
                     continue;
                 };
                 let scanners = st.scanners(block.dataset);

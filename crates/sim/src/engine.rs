@@ -952,7 +952,13 @@ impl Core<'_> {
             TaskKind::Map => {
                 let cost_of = |job: JobId, task: u32| {
                     let spec = &st.job(job).spec;
-                    cost::map_cost(cluster, spec, &spec.maps[task as usize], node, att.locality)
+                    cost::map_cost(
+                        cluster,
+                        spec,
+                        &spec.maps.at(task as usize),
+                        node,
+                        att.locality,
+                    )
                 };
                 // One rider (every policy but shared scans): no allocation.
                 let d = if att.riders.is_empty() {
@@ -997,7 +1003,7 @@ impl Core<'_> {
                 .iter()
                 .zip(&jb.spec.maps)
                 .map(|(t, m)| {
-                    let share = cost::map_output_mb(&jb.spec, m) / parts;
+                    let share = cost::map_output_mb(&jb.spec, &m) / parts;
                     (t.finish, cost::copy_time(cluster, share))
                 })
                 .collect();

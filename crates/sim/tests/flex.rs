@@ -66,7 +66,7 @@ impl Scheduler for Checked {
     fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
         let l = self.inner.assign(st, node);
         if let Some(Launch::Map { job, task, riders }) = &l {
-            let block = st.job(*job).spec.maps[*task as usize].block;
+            let block = st.job(*job).spec.maps.at(*task as usize).block;
             let pending: Vec<(JobId, u32)> = match block {
                 Some(b) => st
                     .scanners(b.dataset)
@@ -148,7 +148,7 @@ fn workload(datasets: &[u32], jobs: &[(f64, usize)], f: f64) -> Workload {
                 reduce_output_ratio: 0.0,
             }),
         );
-        for m in &mut j.maps {
+        for m in j.maps.list_mut() {
             m.time = Some(Time::from_secs(4));
         }
         j.scan_fraction = f;

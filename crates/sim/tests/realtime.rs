@@ -243,7 +243,8 @@ fn job(
             time: None,
         };
         maps
-    ];
+    ]
+    .into();
     j.reduces = vec![ReduceSpec { time: None }; reduces];
     j.cost = CostParams {
         map_cpu_s_per_mb: 0.1,

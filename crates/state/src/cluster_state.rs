@@ -351,7 +351,7 @@ impl ClusterState {
     /// Locality of map `task` of `job` on node `n`.
     #[inline]
     pub fn map_locality(&self, job: JobId, task: u32, n: NodeId) -> Locality {
-        match self.jobs[job.idx()].spec.maps[task as usize].block {
+        match self.jobs[job.idx()].spec.maps.at(task as usize).block {
             Some(b) => self.locality_of(self.blocks.replicas(b), n),
             None => Locality::NoData,
         }
@@ -725,7 +725,7 @@ impl ClusterState {
         }
         let mut locality = Locality::NoData;
         if let Launch::Map { riders, .. } = l {
-            let block = jb.spec.maps[task as usize].block;
+            let block = jb.spec.maps.at(task as usize).block;
             for (k, &(rj, rt)) in riders.iter().enumerate() {
                 let ok = block.is_some()
                     && rj != job
@@ -734,7 +734,7 @@ impl ClusterState {
                         r.status == JobStatus::Running
                             && r.maps.get(rt as usize).map(|t| t.status)
                                 == Some(TaskStatus::Pending)
-                            && r.spec.maps[rt as usize].block == block
+                            && r.spec.maps.at(rt as usize).block == block
                     });
                 if !ok {
                     return Err(LaunchError::BadRider(rj, rt));
@@ -930,7 +930,7 @@ impl ClusterState {
             }
             let has_reduces = !jm.reduces.is_empty();
             let out = if has_reduces {
-                cost::map_output_mb(&jm.spec, &jm.spec.maps[t.index as usize])
+                cost::map_output_mb(&jm.spec, &jm.spec.maps.at(t.index as usize))
             } else {
                 0.0
             };
@@ -1409,7 +1409,7 @@ impl ClusterState {
 
     /// Map `t` of `j` is pending again: push it on its locality stacks.
     fn index_map(&mut self, j: JobId, t: u32) {
-        match self.jobs[j.idx()].spec.maps[t as usize].block {
+        match self.jobs[j.idx()].spec.maps.at(t as usize).block {
             Some(b) => {
                 for k in 0..self.blocks.replicas(b).len() {
                     let n = self.blocks.replicas(b)[k];
@@ -1420,7 +1420,7 @@ impl ClusterState {
         }
         let jm = &self.jobs[j.idx()];
         let mut idx = jm.index.borrow_mut();
-        match jm.spec.maps[t as usize].block {
+        match jm.spec.maps.at(t as usize).block {
             Some(b) => {
                 let reps = self.blocks.replicas(b);
                 for (i, &n) in reps.iter().enumerate() {

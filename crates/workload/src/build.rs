@@ -1,7 +1,9 @@
 //! Small helpers generators share to assemble resolved workloads.
 
 use mrsched_model::workload::CostParams;
-use mrsched_model::{BlockRef, Dataset, DatasetId, JobSpec, MapSpec, ReduceSpec, Time, Workload};
+use mrsched_model::{
+    BlockRef, Dataset, DatasetId, JobSpec, MapSpec, MapSpecs, ReduceSpec, Time, Workload,
+};
 use std::sync::Arc;
 
 /// Accumulates datasets and jobs.
@@ -52,7 +54,13 @@ impl WorkloadBuilder {
     ) -> &mut JobSpec {
         let mut j = JobSpec::explicit(&name, arrival, &[], &[], 1.0);
         j.input = inputs.to_vec();
-        for &d in inputs {
+        // One dataset read whole: the maps are its blocks (no list; see
+        // `MapSpecs`).
+        if let [d] = inputs {
+            let sizes: Arc<[f64]> = self.w.datasets[d.idx()].blocks_mb.as_slice().into();
+            j.maps = MapSpecs::blocks(*d, sizes);
+        }
+        for &d in inputs.iter().filter(|_| inputs.len() > 1) {
             for (b, mb) in self.w.datasets[d.idx()].blocks_mb.iter().enumerate() {
                 j.maps.push(MapSpec {
                     block: Some(BlockRef {

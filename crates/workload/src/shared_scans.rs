@@ -184,7 +184,7 @@ impl SharedScanDraw {
                 cost,
             );
             let tm = Time::from_secs_f64(per_block[d as usize]);
-            for m in &mut j.maps {
+            for m in j.maps.list_mut() {
                 m.time = Some(tm);
             }
             j.scan_fraction = scan_fraction;
@@ -225,7 +225,7 @@ pub fn day_week_month(seed: u64, jobs: usize) -> Workload {
         let first = last.saturating_sub(span);
         let input: Vec<_> = days[first..last].to_vec();
         let j = b.data_job(format!("scan-{k}"), Time::from_secs_f64(t), &input, 0, cost);
-        for m in &mut j.maps {
+        for m in j.maps.list_mut() {
             m.time = Some(Time::from_secs(5));
         }
     }

@@ -402,7 +402,7 @@ fn open_jobs_grow_stage_by_stage_and_finish_when_closed() {
         input_mb: 0.0,
         time: None,
     };
-    assert_eq!(st.add_maps(j, vec![nodata.clone(), nodata]).unwrap(), 0);
+    assert_eq!(st.add_maps(j, vec![nodata, nodata]).unwrap(), 0);
     assert_eq!(st.job(j).map_counts.pending, 2);
     assert_eq!(st.pending_maps_total(), 2);
     assert!(st.take_events().contains(&StateEvent::TasksAdded(j)));
@@ -421,7 +421,7 @@ fn open_jobs_grow_stage_by_stage_and_finish_when_closed() {
         input_mb: 1.0,
         time: None,
     };
-    assert_eq!(st.add_maps(j, vec![local.clone(), local]).unwrap(), 2);
+    assert_eq!(st.add_maps(j, vec![local, local]).unwrap(), 2);
     assert_eq!(st.find_map_task(j, NodeId(2), Locality::Node), None);
     assert_eq!(
         st.find_map_task(j, NodeId(3), Locality::Node),
@@ -449,7 +449,7 @@ fn tasks_cannot_be_added_to_a_closed_job() {
     let mut st = ClusterState::new(two_racks());
     let j = st.submit(JobSpec::explicit("j", Time::ZERO, &[1.0], &[], 1.0));
     st.admit(j).unwrap();
-    let spec = st.job(j).spec.maps[0].clone();
+    let spec = st.job(j).spec.maps.at(0);
     assert!(st.add_maps(j, vec![spec]).is_err());
     assert_eq!(st.job(j).maps.len(), 1);
 }

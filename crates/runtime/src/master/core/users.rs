@@ -135,7 +135,7 @@ impl Core {
             weight: jf.weight,
             arrival: f.st.now(),
             input: input_ids,
-            maps,
+            maps: maps.into(),
             reduces: vec![ReduceSpec { time: None }; jf.reduces as usize],
             cost: CostParams {
                 map_cpu_s_per_mb: 0.05,

@@ -142,7 +142,7 @@ pub fn profile_map_s(cluster: &Cluster, spec: &JobSpec) -> f64 {
         .maps
         .iter()
         .map(|m| {
-            let c = cost::map_cost(cluster, spec, m, &reference, Locality::Node);
+            let c = cost::map_cost(cluster, spec, &m, &reference, Locality::Node);
             (cluster.task_overhead + c.scan + c.compute).as_secs_f64()
         })
         .sum();

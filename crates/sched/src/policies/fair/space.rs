@@ -77,7 +77,7 @@ impl Space {
         if spec.reduces.is_empty() {
             return true;
         }
-        let out = cost::map_output_mb(spec, &spec.maps[task as usize]);
+        let out = cost::map_output_mb(spec, &spec.maps.at(task as usize));
         let running: f64 = st
             .attempts_on(node)
             .filter(|a| a.kind == TaskKind::Map)
@@ -87,7 +87,7 @@ impl Space {
                 if s.reduces.is_empty() {
                     0.0
                 } else {
-                    cost::map_output_mb(s, &s.maps[t.index as usize])
+                    cost::map_output_mb(s, &s.maps.at(t.index as usize))
                 }
             })
             .sum();

@@ -275,7 +275,7 @@ fn delay_scheduling_skips_jobs_without_local_data() {
     let mut ja = data_job(1, 0);
     ja.user = "a".into();
     let mut jb = data_job(2, 0);
-    jb.maps.remove(0);
+    jb.maps.list_mut().remove(0);
     jb.user = "b".into();
     let a = submit(&mut st, &mut s, ja);
     let b = submit(&mut st, &mut s, jb);

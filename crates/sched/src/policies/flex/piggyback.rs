@@ -61,7 +61,7 @@ impl JobInfo {
             .maps
             .iter()
             .map(|m| {
-                let c = cost::map_cost(cluster, spec, m, reference, Locality::Node);
+                let c = cost::map_cost(cluster, spec, &m, reference, Locality::Node);
                 (c.scan.as_secs_f64(), c.compute.as_secs_f64())
             })
             .collect();
@@ -137,7 +137,7 @@ impl ClusterView<'_> {
                         continue;
                     };
                     debug_assert_eq!(
-                        job.spec.maps[t as usize].block.map(|r| r.index),
+                        job.spec.maps.at(t as usize).block.map(|r| r.index),
                         Some(b),
                         "a dataset's maps are contiguous"
                     );

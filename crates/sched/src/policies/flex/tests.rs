@@ -192,7 +192,7 @@ fn flex_scans_alone_and_batch_holds_until_the_window_ends() {
 
 /// Every other job that still has the block of `job`'s map `task` pending.
 fn riders_of(st: &ClusterState, job: JobId, task: u32) -> Vec<(JobId, u32)> {
-    let b = st.job(job).spec.maps[task as usize].block.unwrap();
+    let b = st.job(job).spec.maps.at(task as usize).block.unwrap();
     st.active_jobs()
         .iter()
         .filter(|&&j| j != job)

@@ -245,7 +245,7 @@ mod tests {
 
     fn spec(name: &str, maps: usize, reduces: usize, deadline_s: u64) -> JobSpec {
         let mut s = JobSpec::explicit(name, Time::ZERO, &vec![10.0; maps], &[], 1.0);
-        for m in &mut s.maps {
+        for m in s.maps.list_mut() {
             m.input_mb = 10.0;
         }
         s.reduces = vec![mrsched_model::ReduceSpec { time: None }; reduces];

@@ -1,0 +1,260 @@
+//! A job's map tasks, stored compactly.
+//!
+//! Most maps of a byte-costed workload are "read block b of dataset d",
+//! with the block's size as input: a SWIM day scaled to a large cluster has
+//! millions of them, and a list of [`MapSpec`]s would spend 40 bytes on each
+//! to repeat what the dataset already says. A job that reads one dataset
+//! whole keeps only the dataset's id and its shared list of block sizes;
+//! every other job keeps the list. Both answer the same questions the same
+//! way ([`MapSpecs::at`], [`MapSpecs::iter`]), so no reader can tell them
+//! apart, and both serialise as the list.
+
+use crate::ids::{BlockRef, DatasetId};
+use crate::workload::MapSpec;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::Arc;
+
+/// The map tasks of a job, in task order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MapSpecs(Repr);
+
+#[derive(Clone, Debug, PartialEq)]
+enum Repr {
+    /// Any maps.
+    List(Vec<MapSpec>),
+    /// Map i reads block i of `dataset`, of `sizes[i]` MB, with no explicit
+    /// time.
+    Blocks {
+        dataset: DatasetId,
+        sizes: Arc<[f64]>,
+    },
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::List(Vec::new())
+    }
+}
+
+impl MapSpecs {
+    /// No maps.
+    pub fn new() -> MapSpecs {
+        MapSpecs::default()
+    }
+
+    /// One map per block of `dataset`, whose block sizes are `sizes` (MB).
+    pub fn blocks(dataset: DatasetId, sizes: Arc<[f64]>) -> MapSpecs {
+        MapSpecs(Repr::Blocks { dataset, sizes })
+    }
+
+    /// Number of maps.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::List(v) => v.len(),
+            Repr::Blocks { sizes, .. } => sizes.len(),
+        }
+    }
+
+    /// True when the job has no map.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Map `i`, if there is one.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<MapSpec> {
+        match &self.0 {
+            Repr::List(v) => v.get(i).copied(),
+            Repr::Blocks { dataset, sizes } => sizes.get(i).map(|&mb| MapSpec {
+                block: Some(BlockRef {
+                    dataset: *dataset,
+                    index: i as u32,
+                }),
+                input_mb: mb,
+                time: None,
+            }),
+        }
+    }
+
+    /// The first map.
+    pub fn first(&self) -> Option<MapSpec> {
+        self.get(0)
+    }
+
+    /// Map `i`.
+    ///
+    /// # Panics
+    /// When there is no map `i` (as indexing a list would).
+    #[inline]
+    pub fn at(&self, i: usize) -> MapSpec {
+        self.get(i)
+            .unwrap_or_else(|| panic!("map {i} of a job with {} maps", self.len()))
+    }
+
+    /// The maps in task order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            maps: self,
+            front: 0,
+            back: self.len(),
+        }
+    }
+
+    /// Add a map at the end.
+    pub fn push(&mut self, m: MapSpec) {
+        self.list_mut().push(m);
+    }
+
+    /// The maps as a list that can be changed (a block-backed job becomes
+    /// a list first).
+    pub fn list_mut(&mut self) -> &mut Vec<MapSpec> {
+        if let Repr::Blocks { .. } = self.0 {
+            let v: Vec<MapSpec> = self.iter().collect();
+            self.0 = Repr::List(v);
+        }
+        match &mut self.0 {
+            Repr::List(v) => v,
+            Repr::Blocks { .. } => unreachable!("made a list above"),
+        }
+    }
+}
+
+impl From<Vec<MapSpec>> for MapSpecs {
+    fn from(v: Vec<MapSpec>) -> MapSpecs {
+        MapSpecs(Repr::List(v))
+    }
+}
+
+impl FromIterator<MapSpec> for MapSpecs {
+    fn from_iter<I: IntoIterator<Item = MapSpec>>(it: I) -> MapSpecs {
+        MapSpecs(Repr::List(it.into_iter().collect()))
+    }
+}
+
+impl Extend<MapSpec> for MapSpecs {
+    fn extend<I: IntoIterator<Item = MapSpec>>(&mut self, it: I) {
+        self.list_mut().extend(it);
+    }
+}
+
+/// Iterator over [`MapSpecs`], by value.
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    maps: &'a MapSpecs,
+    front: usize,
+    back: usize,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = MapSpec;
+
+    #[inline]
+    fn next(&mut self) -> Option<MapSpec> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.front += 1;
+        self.maps.get(self.front - 1)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<MapSpec> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.maps.get(self.back)
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl<'a> IntoIterator for &'a MapSpecs {
+    type Item = MapSpec;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl Serialize for MapSpecs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for MapSpecs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MapSpecs, D::Error> {
+        Vec::<MapSpec>::deserialize(d).map(MapSpecs::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Time;
+
+    fn block(d: u32, i: u32, mb: f64) -> MapSpec {
+        MapSpec {
+            block: Some(BlockRef {
+                dataset: DatasetId(d),
+                index: i,
+            }),
+            input_mb: mb,
+            time: None,
+        }
+    }
+
+    #[test]
+    fn blocks_read_like_the_list_they_stand_for() {
+        let sizes: Arc<[f64]> = vec![64.0, 64.0, 10.5].into();
+        let compact = MapSpecs::blocks(DatasetId(3), sizes);
+        let list = MapSpecs::from(vec![
+            block(3, 0, 64.0),
+            block(3, 1, 64.0),
+            block(3, 2, 10.5),
+        ]);
+        assert_eq!(compact.len(), 3);
+        assert_eq!(compact.at(2), list.at(2));
+        assert_eq!(compact.get(3), None);
+        assert_eq!(
+            compact.iter().collect::<Vec<_>>(),
+            list.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            compact.iter().rev().map(|m| m.input_mb).collect::<Vec<_>>(),
+            vec![10.5, 64.0, 64.0]
+        );
+        assert_eq!(compact.iter().len(), 3);
+        assert_eq!(
+            serde_json::to_string(&compact).unwrap(),
+            serde_json::to_string(&list).unwrap()
+        );
+        let back: MapSpecs =
+            serde_json::from_str(&serde_json::to_string(&compact).unwrap()).unwrap();
+        assert_eq!(back, list);
+    }
+
+    #[test]
+    fn changing_block_maps_turns_them_into_a_list() {
+        let mut m = MapSpecs::blocks(DatasetId(0), vec![1.0, 2.0].into());
+        m.push(MapSpec {
+            block: None,
+            input_mb: 0.0,
+            time: Some(Time::from_secs(5)),
+        });
+        assert_eq!(m.len(), 3);
+        assert_eq!(m.at(1), block(0, 1, 2.0));
+        assert_eq!(m.at(2).time, Some(Time::from_secs(5)));
+        m.extend([block(1, 0, 3.0)]);
+        assert_eq!(m.len(), 4);
+    }
+}
