@@ -189,7 +189,7 @@ pub struct Dataset {
     /// Name.
     pub name: String,
     /// Size of each block, MB.
-    pub blocks_mb: Vec<f64>,
+    pub blocks_mb: Arc<[f64]>,
     /// Replicas per block.
     pub replication: u32,
 }
@@ -501,7 +501,7 @@ pub fn resolve_dataset(
     };
     ok.then(|| Dataset {
         name: d.name.clone(),
-        blocks_mb: blocks,
+        blocks_mb: blocks.into(),
         replication: d.replication,
     })
 }
@@ -996,7 +996,7 @@ impl Workload {
                 // workload is rejected anyway.
                 datasets.push(Dataset {
                     name: d.name.clone(),
-                    blocks_mb: vec![1.0],
+                    blocks_mb: vec![1.0].into(),
                     replication: 1,
                 });
             }
@@ -1141,7 +1141,7 @@ impl Workload {
                             name: d.name.clone(),
                             size_mb: None,
                             block_mb: default_block(),
-                            blocks_mb: Some(d.blocks_mb.clone()),
+                            blocks_mb: Some(d.blocks_mb.to_vec()),
                             replication: d.replication,
                         }
                     }
@@ -1264,7 +1264,7 @@ deadline_s = 100
 "#,
         )
         .unwrap();
-        assert_eq!(w.datasets[0].blocks_mb, vec![128.0, 128.0, 44.0]);
+        assert_eq!(*w.datasets[0].blocks_mb, [128.0, 128.0, 44.0]);
         assert_eq!(w.jobs[0].name, "a", "sorted by arrival");
         assert_eq!(w.jobs[0].maps.len(), 3);
         assert_eq!(w.jobs[0].reduces.len(), 2);

@@ -28,7 +28,7 @@ impl WorkloadBuilder {
     pub fn dataset(&mut self, name: &str, sizes_mb: Vec<f64>, replication: u32) -> DatasetId {
         self.w.datasets.push(Dataset {
             name: name.to_string(),
-            blocks_mb: sizes_mb,
+            blocks_mb: sizes_mb.into(),
             replication,
         });
         DatasetId(self.w.datasets.len() as u32 - 1)
@@ -57,7 +57,7 @@ impl WorkloadBuilder {
         // One dataset read whole: the maps are its blocks (no list; see
         // `MapSpecs`).
         if let [d] = inputs {
-            let sizes: Arc<[f64]> = self.w.datasets[d.idx()].blocks_mb.as_slice().into();
+            let sizes = Arc::clone(&self.w.datasets[d.idx()].blocks_mb);
             j.maps = MapSpecs::blocks(*d, sizes);
         }
         for &d in inputs.iter().filter(|_| inputs.len() > 1) {
