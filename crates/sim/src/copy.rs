@@ -20,8 +20,9 @@ use mrsched_model::Time;
 /// Suffix maxima of `t_i + S_i / r` over a job's maps sorted by finish time.
 #[derive(Clone, Debug, Default)]
 pub struct CopyProfile {
-    times: Vec<Time>,
-    suffix_max: Vec<Time>,
+    /// `(t_i, suffix maximum from i)`, by finish time; built in the
+    /// vector it is given, so a job of millions of maps needs no second one.
+    points: Vec<(Time, Time)>,
     total: Time,
 }
 
@@ -30,29 +31,26 @@ impl CopyProfile {
     /// pairs of every map.
     pub fn new(mut maps: Vec<(Time, Time)>) -> CopyProfile {
         maps.sort_unstable();
-        let n = maps.len();
         let total = maps.iter().fold(Time::ZERO, |a, (_, c)| a + c.to_owned());
-        let mut suffix_max = vec![Time::ZERO; n];
         let mut suffix = Time::ZERO;
         let mut best = Time::ZERO;
-        for i in (0..n).rev() {
-            suffix += maps[i].1;
-            best = best.max(maps[i].0 + suffix);
-            suffix_max[i] = best;
+        for p in maps.iter_mut().rev() {
+            suffix += p.1;
+            best = best.max(p.0 + suffix);
+            p.1 = best;
         }
         CopyProfile {
-            times: maps.into_iter().map(|(t, _)| t).collect(),
-            suffix_max,
+            points: maps,
             total,
         }
     }
 
     /// Copy end of a reducer started at `s` (`overhead` added to its start).
     pub fn copy_end(&self, s: Time) -> Time {
-        let k = self.times.partition_point(|t| *t <= s);
+        let k = self.points.partition_point(|(t, _)| *t <= s);
         let own = s + self.total;
-        match self.suffix_max.get(k) {
-            Some(g) => own.max(*g),
+        match self.points.get(k) {
+            Some((_, g)) => own.max(*g),
             None => own,
         }
     }

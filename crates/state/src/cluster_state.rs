@@ -1404,7 +1404,13 @@ impl ClusterState {
         for &(n, _) in &by_node {
             words[n as usize] |= bit;
         }
-        self.index_pairs = (by_node, by_rack);
+        // Keep the buffers for the next admission unless a huge job grew
+        // them: a job of millions of maps would otherwise hold tens of MB
+        // of scratch for the rest of the run.
+        const KEEP_PAIRS: usize = 1 << 20;
+        if by_node.capacity() <= KEEP_PAIRS && by_rack.capacity() <= KEEP_PAIRS {
+            self.index_pairs = (by_node, by_rack);
+        }
     }
 
     /// Map `t` of `j` is pending again: push it on its locality stacks.
@@ -1550,18 +1556,15 @@ impl ClusterState {
         jm.finish = Some(now);
         jm.reason = reason;
         jm.index.borrow_mut().clear();
-        let mut freed: Vec<(NodeId, f64)> = Vec::new();
+        // Its intermediate data is deleted (in task order, as before).
         for t in jm.maps.iter_mut() {
             if t.output_mb > 0.0 {
                 if let Some(n) = t.node {
-                    freed.push((n, t.output_mb));
+                    let s = &mut self.nodes[n.idx()];
+                    s.intermediate_mb = (s.intermediate_mb - t.output_mb).max(0.0);
                 }
                 t.output_mb = 0.0;
             }
-        }
-        for (n, mb) in freed {
-            let s = &mut self.nodes[n.idx()];
-            s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
         }
         self.active.retain(|x| *x != j);
         for d in self.jobs[j.idx()].spec.input.clone() {
