@@ -121,9 +121,6 @@ struct Caps {
     unified: bool,
 }
 
-/// A `(key, task)` pair of a locality index under construction.
-type Pair = (u32, u32);
-
 /// The JobTracker state shared by the simulator and the live master.
 pub struct ClusterState {
     now: Time,
@@ -155,9 +152,6 @@ pub struct ClusterState {
     /// Where running shared-scan riders are listed in their jobs' running
     /// lists: `(attempt, rider + 1)` to position.
     rider_pos: FxHashMap<(AttemptId, u32), u32>,
-    /// Scratch `(node, task)` and `(rack, task)` pairs for building
-    /// locality indices.
-    index_pairs: (Vec<Pair>, Vec<Pair>),
     /// The last `find_map_task` answer: a launch of that very task on that
     /// node reuses its locality instead of scanning the replicas again.
     last_found: Cell<Option<(JobId, u32, NodeId, Locality)>>,
@@ -557,7 +551,6 @@ impl ClusterState {
             copy_compute_splitting: false,
             local_jobs: Vec::new(),
             rider_pos: FxHashMap::default(),
-            index_pairs: (Vec::new(), Vec::new()),
             last_found: Cell::new(None),
             cluster,
         };
@@ -1354,11 +1347,6 @@ impl ClusterState {
 
     /// Build job `j`'s locality index at admission.
     fn build_index(&mut self, j: JobId) {
-        // The pair buffers are kept between admissions: a job of a few
-        // thousand maps would otherwise grow two vectors step by step.
-        let (mut by_node, mut by_rack) = std::mem::take(&mut self.index_pairs);
-        by_node.clear();
-        by_rack.clear();
         let jm = &self.jobs[j.idx()];
         let maps = &jm.spec.maps;
         let with_data = maps.iter().filter(|m| m.block.is_some()).count();
@@ -1366,32 +1354,46 @@ impl ClusterState {
             Vec::with_capacity(with_data),
             Vec::with_capacity(maps.len() - with_data),
         );
-        by_node.reserve(with_data * 3);
-        by_rack.reserve(with_data * 2);
-        let cluster = &self.cluster;
         // Tasks are visited last first, so `any` and `nodata` come out with
         // the lowest task on top.
         for (t, m) in maps.iter().enumerate().rev() {
-            let t = t as u32;
             match m.block {
-                Some(b) => {
-                    let reps = self.blocks.replicas(b);
+                Some(_) => any.push(t as u32),
+                None => nodata.push(t as u32),
+            }
+        }
+        let (cluster, blocks) = (&self.cluster, &self.blocks);
+        // The rows are built straight from the replica lists, visited
+        // twice (count, then fill) rather than through a list of pairs: a
+        // job of millions of maps would need tens of MB for that list.
+        let by_node = |f: &mut dyn FnMut(u32, u32)| {
+            for (t, m) in maps.iter().enumerate().rev() {
+                if let Some(b) = m.block {
+                    for &n in blocks.replicas(b) {
+                        f(n.0, t as u32);
+                    }
+                }
+            }
+        };
+        let by_rack = |f: &mut dyn FnMut(u32, u32)| {
+            for (t, m) in maps.iter().enumerate().rev() {
+                if let Some(b) = m.block {
+                    let reps = blocks.replicas(b);
                     for (i, &n) in reps.iter().enumerate() {
-                        by_node.push((n.0, t));
                         // Replicas 2 and 3 usually share a rack: list the task once per rack.
                         let r = cluster.rack_of(n);
                         if !reps[..i].iter().any(|x| cluster.rack_of(*x) == r) {
-                            by_rack.push((r.0, t));
+                            f(r.0, t as u32);
                         }
                     }
-                    any.push(t);
                 }
-                None => nodata.push(t),
             }
-        }
+        };
+        let nodes = crate::index::Rows::build_from(cluster.nodes.len(), &by_node);
+        let racks = crate::index::Rows::build_from(cluster.racks.len(), &by_rack);
         let mut idx = jm.index.borrow_mut();
-        idx.nodes = crate::index::Rows::build(cluster.nodes.len(), &by_node);
-        idx.racks = crate::index::Rows::build(cluster.racks.len(), &by_rack);
+        idx.nodes = nodes;
+        idx.racks = racks;
         idx.any = any;
         idx.nodata = nodata;
         idx.reduces = (0..jm.reduces.len() as u32).rev().collect();
@@ -1400,16 +1402,15 @@ impl ClusterState {
         if has_nodata {
             self.set_local_everywhere(j);
         }
+        let local: Vec<u32> = self.jobs[j.idx()]
+            .index
+            .borrow()
+            .nodes
+            .keys_with_tasks()
+            .collect();
         let (words, bit) = self.local_words(j);
-        for &(n, _) in &by_node {
+        for n in local {
             words[n as usize] |= bit;
-        }
-        // Keep the buffers for the next admission unless a huge job grew
-        // them: a job of millions of maps would otherwise hold tens of MB
-        // of scratch for the rest of the run.
-        const KEEP_PAIRS: usize = 1 << 20;
-        if by_node.capacity() <= KEEP_PAIRS && by_rack.capacity() <= KEEP_PAIRS {
-            self.index_pairs = (by_node, by_rack);
         }
     }
 

@@ -17,6 +17,9 @@
 use mrsched_model::{NodeId, RackId};
 use rustc_hash::FxHashMap;
 
+/// Hands every `(key, task)` pair of an index to the function it is given.
+pub(crate) type PairVisitor<'a> = dyn Fn(&mut dyn FnMut(u32, u32)) + 'a;
+
 /// Stacks of task indices keyed by a dense id, in one array.
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
@@ -32,29 +35,43 @@ pub(crate) struct Rows {
 impl Rows {
     /// Build from `(key, task)` pairs in decreasing task order; `keys` is
     /// the number of keys. Within a key, tasks come out lowest first.
+    #[cfg(test)]
     pub(crate) fn build(keys: usize, pairs: &[(u32, u32)]) -> Rows {
-        if pairs.is_empty() {
-            return Rows::default();
-        }
+        Rows::build_from(keys, &|f: &mut dyn FnMut(u32, u32)| {
+            for &(k, t) in pairs {
+                f(k, t)
+            }
+        })
+    }
+
+    /// [`Rows::build`] from a visitor that hands every pair, in decreasing
+    /// task order, to the function it is given; it is called twice (count,
+    /// then fill), and must hand the same pairs both times.
+    pub(crate) fn build_from(keys: usize, pairs: &PairVisitor<'_>) -> Rows {
         let mut count = vec![0u32; keys + 1];
         let mut bits = vec![0u64; keys.div_ceil(64)];
-        for &(k, _) in pairs {
+        let mut total = 0usize;
+        pairs(&mut |k, _| {
             count[k as usize + 1] += 1;
             bits[k as usize / 64] |= 1 << (k % 64);
+            total += 1;
+        });
+        if total == 0 {
+            return Rows::default();
         }
         for i in 0..keys {
             count[i + 1] += count[i];
         }
         let start = count;
         let mut fill: Vec<u32> = start[..keys].to_vec();
-        let mut data = vec![0u32; pairs.len()];
+        let mut data = vec![0u32; total];
         // Pairs arrive in decreasing task order, so each row fills up to
         // the lowest task on its top.
-        for &(k, t) in pairs {
+        pairs(&mut |k, t| {
             let k = k as usize;
             data[fill[k] as usize] = t;
             fill[k] += 1;
-        }
+        });
         Rows {
             bits,
             top: start[1..].to_vec(),
@@ -62,6 +79,20 @@ impl Rows {
             data,
             extra: FxHashMap::default(),
         }
+    }
+
+    /// The keys whose rows had tasks when built, in increasing order.
+    pub(crate) fn keys_with_tasks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let b = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    w as u32 * 64 + b
+                })
+            })
+        })
     }
 
     /// The top pending task of row `k`, dropping stale entries.
@@ -169,5 +200,13 @@ mod tests {
         r.push(0, 2);
         assert_eq!(r.top_pending(0, |t| t == 2), Some(2));
         assert_eq!(r.top_pending(7, all), None);
+    }
+
+    #[test]
+    fn keys_with_tasks_cross_word_boundaries() {
+        let pairs = [(130u32, 2u32), (64, 1), (3, 1), (3, 0)];
+        let r = Rows::build(200, &pairs);
+        assert_eq!(r.keys_with_tasks().collect::<Vec<_>>(), vec![3, 64, 130]);
+        assert_eq!(Rows::build(10, &[]).keys_with_tasks().count(), 0);
     }
 }
