@@ -35,4 +35,4 @@ mod testutil;
 pub use config::{PolicyInfo, Preset, SchedulerConfig};
 pub use drive::{Driver, Hooks, InvalidLaunch};
 pub use pools::{PoolView, PoolsView};
-pub use scheduler::{Action, Admission, PoolShare, Scheduler};
+pub use scheduler::{Action, Admission, IdleBeats, PoolShare, Scheduler};

@@ -20,7 +20,7 @@ use mrsched_metrics::{LatencyHistogram, RunInfo, Sample};
 use mrsched_model::cost;
 use mrsched_model::rng::{self, hash_words, unit_from_hash};
 use mrsched_model::{AttemptId, Cluster, JobId, NodeId, TaskKind, Time, Workload};
-use mrsched_sched::{Driver, Hooks, Scheduler};
+use mrsched_sched::{Driver, Hooks, IdleBeats, Scheduler};
 use mrsched_state::{ClusterState, DatasetBlocks, Launch, LaunchError, StateEvent};
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
@@ -245,8 +245,9 @@ struct Core<'a> {
     arrivals_left: usize,
     open_jobs: usize,
     every_heartbeat: bool,
-    /// Heartbeats with nothing to launch may be set aside (the scheduler
-    /// neither needs every heartbeat nor changes at idle ones).
+    /// Heartbeats with nothing to launch may be set aside or skipped when
+    /// the scheduler says they change nothing (not when it needs every
+    /// heartbeat).
     beats_aside_allowed: bool,
     samples: Vec<Sample>,
     hist: Option<LatencyHistogram>,
@@ -347,7 +348,6 @@ pub fn simulate_with_progress(
         })
         .collect();
     let every_heartbeat = sched.needs_every_heartbeat();
-    let idle_matter = sched.idle_heartbeats_matter();
     let mut e = Engine {
         st,
         sched,
@@ -372,7 +372,7 @@ pub fn simulate_with_progress(
             arrivals_left: workload.jobs.len(),
             open_jobs: 0,
             every_heartbeat,
-            beats_aside_allowed: !every_heartbeat && !idle_matter,
+            beats_aside_allowed: !every_heartbeat,
             samples: Vec::new(),
             hist: opts.timing.then(LatencyHistogram::new),
             events: 0,
@@ -508,7 +508,9 @@ impl Engine<'_> {
                 if !self.st.node(n).alive {
                     return Ok(());
                 }
-                self.heartbeat(n)?;
+                if !self.idle_beat_changes_nothing() {
+                    self.heartbeat(n)?;
+                }
                 if !oob && (self.k.every_heartbeat || self.k.has_potential(&self.st, n)) {
                     self.k.wake(&self.st, n);
                 }
@@ -598,6 +600,19 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// Nothing is pending and the scheduler says a heartbeat now changes
+    /// nothing: delivering it would only cost time.
+    fn idle_beat_changes_nothing(&self) -> bool {
+        self.k.beats_aside_allowed
+            && self.st.pending_maps_total() == 0
+            && self.st.launchable_reduces_total() == 0
+            && match self.sched.idle_heartbeats() {
+                IdleBeats::Always => false,
+                IdleBeats::From(t) => self.st.now() < t,
+                IdleBeats::Never => true,
+            }
+    }
+
     fn heartbeat(&mut self, n: NodeId) -> Result<(), SimError> {
         match self
             .driver
@@ -668,9 +683,11 @@ impl Engine<'_> {
             self.st.release_task_records(j);
         }
         if self.k.beats_aside_allowed {
-            if self.st.pending_maps_total() == 0 && self.st.launchable_reduces_total() == 0 {
+            let idle = self.st.pending_maps_total() == 0 && self.st.launchable_reduces_total() == 0;
+            if idle && self.sched.idle_heartbeats() == IdleBeats::Never {
                 self.k.set_beats_aside();
             } else if !self.k.aside.is_empty() {
+                // Work appeared, or idle heartbeats matter again.
                 self.k.restore_beats();
             }
         }

@@ -88,8 +88,8 @@ impl Scheduler for Fifo {
 
     /// FIFO keeps no state between heartbeats: with nothing pending, a
     /// heartbeat launches nothing and changes nothing.
-    fn idle_heartbeats_matter(&self) -> bool {
-        false
+    fn idle_heartbeats(&self) -> crate::IdleBeats {
+        crate::IdleBeats::Never
     }
 }
 

@@ -669,6 +669,27 @@ impl Scheduler for FairScheduler {
         self.delay.on_heartbeat(st.now());
     }
 
+    /// With nothing pending, a heartbeat only brings the lazy state up to
+    /// date (`refresh`): it matters while something is dirty, a demand
+    /// change once the update interval has passed, and the time it records
+    /// while disk-space refusals wait for a timer. Delay scheduling's
+    /// heartbeat clock matters only for `heartbeat_gaps` waits, which take
+    /// every heartbeat anyway (`needs_every_heartbeat`).
+    fn idle_heartbeats(&self) -> crate::IdleBeats {
+        if self.capacity_dirty
+            || self.structure_dirty
+            || !self.dirty.is_empty()
+            || self.space.has_pending()
+        {
+            return crate::IdleBeats::Always;
+        }
+        match (self.demand_dirty, self.last_update) {
+            (false, _) => crate::IdleBeats::Never,
+            (true, None) => crate::IdleBeats::Always,
+            (true, Some(t)) => crate::IdleBeats::From(t + self.update_interval),
+        }
+    }
+
     fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
         self.refresh(st);
         if st.free_map_slots(node) > 0 && st.pending_maps_total() > 0 {
