@@ -914,6 +914,13 @@ impl JobFileSpec {
         if errs.0.len() > before {
             return None;
         }
+        let maps = match input.as_slice() {
+            // One dataset read whole, no explicit times: its blocks.
+            [d] if self.input.is_some() && maps.iter().all(|m| m.time.is_none()) => {
+                MapSpecs::blocks(*d, Arc::clone(&datasets[d.idx()].blocks_mb))
+            }
+            _ => maps.into(),
+        };
         Some(JobSpec {
             name: self
                 .name
@@ -925,7 +932,7 @@ impl JobFileSpec {
             weight: self.weight,
             arrival: Time::from_secs_f64(self.arrival_s),
             input,
-            maps: maps.into(),
+            maps,
             reduces,
             cost: CostParams {
                 map_cpu_s_per_mb: self.map_cpu_s_per_mb,
