@@ -1495,7 +1495,7 @@ impl ClusterState {
         if jm.status != JobStatus::Running || jm.reduces_ready || jm.reduces.is_empty() {
             return;
         }
-        if jm.spec.explicit_reduces() {
+        if jm.explicit_reduces {
             if jm.maps_done() {
                 self.release_reduces(j);
             }

@@ -206,6 +206,9 @@ pub struct Job {
     /// Set when the task records of this ended job were released: `maps`
     /// and `reduces` are empty and these are their totals.
     pub released: Option<TaskTotals>,
+    /// The spec's `explicit_reduces()`, asked at every map end until the
+    /// reduces may start (a scan of every reduce each time otherwise).
+    pub(crate) explicit_reduces: bool,
 }
 
 impl Job {
@@ -245,6 +248,7 @@ impl Job {
             dataset_offsets,
             index: RefCell::new(LocalityIndex::default()),
             released: None,
+            explicit_reduces: spec.explicit_reduces(),
             spec,
         }
     }
