@@ -373,3 +373,27 @@ fn simulate_progress_line_only_on_a_terminal_and_not_for_json() {
         .expect("runs");
     assert!(!String::from_utf8_lossy(&piped.stderr).contains("events/s"));
 }
+
+/// Every file under `examples/` is valid as it stands.
+#[test]
+fn every_example_file_validates() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(repo().join("examples")).expect("examples/") {
+        let p = entry.expect("entry").path();
+        if !matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("toml" | "json")
+        ) {
+            continue;
+        }
+        let out = bin().arg("validate").arg(&p).output().expect("runs");
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            p.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 7, "only {checked} example files");
+}

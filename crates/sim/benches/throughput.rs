@@ -9,12 +9,10 @@
 //! reads the trace from `../shared/data/swim/` when it is there (it is not
 //! part of the repository) and is skipped otherwise.
 //!
-//! Measured (default release profile, otherwise idle 2-core machine;
-//! fastest of divan's three samples, three invocations): FB-2009 day
-//! 0.323-0.325 s (met); synthetic 1M tasks 0.263-0.264 s = 7.4 M task
-//! events/s (met). With a cargo build running on the other core the same
-//! code measured 0.43-0.47 s (4.1-4.5 M). See docs/architecture.md,
-//! Performance.
+//! Measured (default release profile, 2-core virtual machine whose speed
+//! varies by up to 50% within an hour; fastest of divan's three samples):
+//! FB-2009 day 0.149 s (met); synthetic 1M tasks 0.244 s = 8.0 M task
+//! events/s (met). See docs/architecture.md, Performance.
 //!
 //! At datacenter scale (the same trace with bytes x 40 on a 3000-node
 //! cluster, 8.19M tasks) the goals are FIFO under 4 s, fair+delay under
@@ -69,31 +67,11 @@ fn fb2009_day() -> Option<Workload> {
     swim::read(&src, &SwimOptions::default()).ok()
 }
 
-/// The 3000-node cluster of the datacenter-scale proxy: 75 racks, 8 map
-/// and 4 reduce slots, 4 TB disks, the rates of `examples/cluster.toml`.
+/// The 3000-node cluster of the datacenter-scale proxy
+/// (`examples/dc3000.toml`).
 fn dc3000() -> mrsched_model::Cluster {
-    mrsched_model::Cluster::from_toml_str(
-        "dc3000",
-        r#"
-heartbeat_interval_s = 3
-heartbeat_jitter_s = 0.5
-reduce_slowstart = 0.05
-max_attempts = 4
-task_overhead_s = 1
-[rates]
-disk_mb_s = 200
-rack_mb_s = 100
-off_rack_mb_s = 25
-shuffle_mb_s = 50
-[[nodes]]
-count = 3000
-racks = 75
-map_slots = 8
-reduce_slots = 4
-disk_mb = 4000000
-"#,
-    )
-    .expect("valid cluster")
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dc3000.toml");
+    catalog::cluster(p.to_str().expect("UTF-8 path")).expect("valid cluster")
 }
 
 /// The FB-2009 day with every byte count multiplied by `scale`.
