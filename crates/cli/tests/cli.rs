@@ -1,28 +1,17 @@
 //! Integration tests: run the `mrsched` binary on the examples and check
 //! its JSON, its errors and its exit codes.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{bin, repo, run_ok};
 use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mrsched"))
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn run_json(args: &[&str]) -> serde_json::Value {
-    let out = bin().args(args).current_dir(repo()).output().expect("runs");
-    assert!(
-        out.status.success(),
-        "mrsched {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let stdout = run_ok(args);
+    serde_json::from_slice(&stdout).unwrap_or_else(|e| {
         panic!(
             "not one JSON document ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
+            String::from_utf8_lossy(&stdout)
         )
     })
 }

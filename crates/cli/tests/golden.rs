@@ -11,12 +11,9 @@
 //! mrsched-cli --test golden` and says why in its commit; an optimisation
 //! must leave them alone.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{repo, run_ok};
 
 /// FNV-1a, 64 bits: stable across platforms and Rust versions.
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -29,21 +26,12 @@ fn check(case: &str, cluster: &str, workload: &str, scheduler: &str) {
     let args = [
         "simulate", "-c", cluster, "-w", workload, "-s", scheduler, "--format", "json",
     ];
-    let out = Command::new(env!("CARGO_BIN_EXE_mrsched"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "mrsched {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let stdout = run_ok(&args);
+    let v: serde_json::Value = serde_json::from_slice(&stdout).expect("one JSON document");
     // The LP lower bound printed beside explicit-time runs comes from the
     // LP solver the binary was built with (microlp or HiGHS), not from the
     // simulator: its lines are left out of the digest.
-    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let text = String::from_utf8(stdout).expect("UTF-8");
     let digested: String = text
         .split_inclusive('\n')
         .filter(|l| {

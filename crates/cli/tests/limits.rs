@@ -2,13 +2,12 @@
 //! located error, or a run whose size is printed (and refused beyond the
 //! event budget) before it starts.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+mod common;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{bin, repo};
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::{Duration, Instant};
 
 struct Dir(PathBuf);
 
@@ -34,11 +33,7 @@ impl Drop for Dir {
 /// Run mrsched; it must end within 20 s.
 fn run(args: &[&str]) -> (Output, String) {
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_mrsched"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("runs");
+    let out = bin().args(args).current_dir(repo()).output().expect("runs");
     assert!(
         t.elapsed() < Duration::from_secs(20),
         "mrsched {args:?} took {:?}",

@@ -10,7 +10,9 @@
 //! 179 MB before those changes. The bound leaves room for allocator and
 //! build differences, not for a return of per-map lists.
 
-use std::process::Command;
+mod common;
+
+use common::run_ok;
 
 const BOUND_MB: f64 = 160.0;
 
@@ -47,19 +49,11 @@ fn a_million_task_run_stays_under_its_memory_bound() {
     let dir = tempfile::tempdir().expect("temp dir");
     let w = dir.path().join("million.toml");
     std::fs::write(&w, million_task_workload()).expect("writes");
-    let out = Command::new(env!("CARGO_BIN_EXE_mrsched"))
-        .args([
-            "simulate", "-c", "fb-600", "-s", "fifo", "--format", "json", "-w",
-        ])
-        .arg(&w)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let w = w.to_str().expect("UTF-8 path");
+    let stdout = run_ok(&[
+        "simulate", "-c", "fb-600", "-s", "fifo", "--format", "json", "-w", w,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&stdout).expect("JSON");
     assert_eq!(v["summary"]["succeeded"], 20);
     assert_eq!(v["summary"]["attempts"], 1_001_000);
     let peak = children_peak_rss_mb();
