@@ -259,6 +259,7 @@ impl Report {
     pub fn build(st: &ClusterState, info: &RunInfo) -> Report {
         let cluster = st.cluster();
         let mut jobs = Vec::with_capacity(st.jobs().len());
+        let slots = cost::SlotTotals::of(cluster);
         for job in st.jobs() {
             let spec = &job.spec;
             let totals = job.task_totals();
@@ -278,7 +279,7 @@ impl Report {
                 .standalone
                 .as_ref()
                 .and_then(|v| v.get(job.id.idx()).copied().flatten());
-            let ideal = cost::ideal_time(cluster, spec);
+            let ideal = cost::ideal_time_with(cluster, spec, slots);
             jobs.push(JobRecord {
                 id: job.id.0,
                 name: spec.name.clone(),

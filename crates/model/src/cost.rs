@@ -128,6 +128,31 @@ pub fn copy_time(cluster: &Cluster, mb: f64) -> Time {
 /// map and its total map work spread over every map slot; the reduce phase
 /// likewise over reduce slots (copy time is ignored, it overlaps the maps).
 pub fn ideal_time(cluster: &Cluster, job: &JobSpec) -> Time {
+    ideal_time_with(cluster, job, SlotTotals::of(cluster))
+}
+
+/// The cluster's map and reduce slots, counted once for many
+/// [`ideal_time_with`] calls (a cluster may have 100,000 nodes).
+#[derive(Copy, Clone, Debug)]
+pub struct SlotTotals {
+    /// Map slots over all nodes.
+    pub map: u32,
+    /// Reduce slots over all nodes.
+    pub reduce: u32,
+}
+
+impl SlotTotals {
+    /// Count `cluster`'s slots.
+    pub fn of(cluster: &Cluster) -> SlotTotals {
+        SlotTotals {
+            map: cluster.total_map_slots(),
+            reduce: cluster.total_reduce_slots(),
+        }
+    }
+}
+
+/// [`ideal_time`] with the cluster's slot totals counted already.
+pub fn ideal_time_with(cluster: &Cluster, job: &JobSpec, slots: SlotTotals) -> Time {
     let reference = Node {
         name: String::new(),
         rack: crate::ids::RackId(0),
@@ -144,7 +169,7 @@ pub fn ideal_time(cluster: &Cluster, job: &JobSpec) -> Time {
         work += t.as_secs_f64();
         longest = longest.max(t);
     }
-    let map_slots = cluster.total_map_slots().max(1) as f64;
+    let map_slots = slots.map.max(1) as f64;
     let map_phase = longest.max(Time::from_secs_f64(work / map_slots));
     let (mut rwork, mut rlongest) = (0.0f64, Time::ZERO);
     let partition = partition_mb(job);
@@ -154,7 +179,7 @@ pub fn ideal_time(cluster: &Cluster, job: &JobSpec) -> Time {
         rwork += t.as_secs_f64();
         rlongest = rlongest.max(t);
     }
-    let red_slots = cluster.total_reduce_slots().max(1) as f64;
+    let red_slots = slots.reduce.max(1) as f64;
     let reduce_phase = rlongest.max(Time::from_secs_f64(rwork / red_slots));
     (map_phase + reduce_phase).max(Time(1))
 }

@@ -36,15 +36,21 @@ pub struct Estimate {
     pub longest_task: Option<(String, &'static str, f64)>,
 }
 
-/// Worst-case seconds of each map and reduce of `job` on `cluster`: the
-/// slowest node, the slowest read rate, the task overhead included.
-fn task_secs(cluster: &Cluster, job: &JobSpec) -> (Vec<f64>, Vec<f64>) {
-    let speed = cluster
+/// The slowest node's speed (once per estimate, not per job: clusters
+/// have up to 100,000 nodes).
+fn slowest_speed(cluster: &Cluster) -> f64 {
+    cluster
         .nodes
         .iter()
         .map(|n| n.speed)
         .fold(f64::INFINITY, f64::min)
-        .clamp(f64::MIN_POSITIVE, f64::MAX);
+        .clamp(f64::MIN_POSITIVE, f64::MAX)
+}
+
+/// Worst-case seconds of each map and reduce of `job` on `cluster`: the
+/// slowest node, the slowest read rate, the task overhead included.
+/// `speed` is the slowest node's ([`slowest_speed`]).
+fn task_secs(cluster: &Cluster, job: &JobSpec, speed: f64) -> (Vec<f64>, Vec<f64>) {
     let r = &cluster.rates;
     let slowest_read = r.disk_mb_s.min(r.rack_mb_s).min(r.off_rack_mb_s);
     let overhead = cluster.task_overhead.as_secs_f64();
@@ -92,8 +98,9 @@ pub fn estimate(cluster: &Cluster, workload: &Workload) -> Estimate {
     let mut last_arrival = 0.0f64;
     let mut longest_job = 0.0f64;
     let mut longest_task: Option<(String, &'static str, f64)> = None;
+    let speed = slowest_speed(cluster);
     for job in &workload.jobs {
-        let (maps, reduces) = task_secs(cluster, job);
+        let (maps, reduces) = task_secs(cluster, job, speed);
         tasks += (maps.len() + reduces.len()) as u64;
         let mut job_longest = 0.0f64;
         for (kind, v) in [("map", &maps), ("reduce", &reduces)] {

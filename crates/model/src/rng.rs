@@ -25,9 +25,18 @@ pub fn mix64(mut z: u64) -> u64 {
 /// Hash of several words, for counter-based randomness (the draw for item k
 /// does not depend on how many items were drawn before).
 pub fn hash_words(words: &[u64]) -> u64 {
-    words
-        .iter()
-        .fold(0x6A09_E667_F3BC_C908u64, |h, w| mix64(h ^ mix64(*w)))
+    hash_words_from(HASH_START, words)
+}
+
+/// The state [`hash_words`] starts from.
+pub const HASH_START: u64 = 0x6A09_E667_F3BC_C908;
+
+/// Continue a [`hash_words`] from state `h`: `hash_words(&[a, b, c])` is
+/// `hash_words_from(hash_words_from(HASH_START, &[a, b]), &[c])`, so a
+/// caller hashing many keys with a common prefix hashes the prefix once.
+#[inline]
+pub fn hash_words_from(h: u64, words: &[u64]) -> u64 {
+    words.iter().fold(h, |h, w| mix64(h ^ mix64(*w)))
 }
 
 /// A uniform number in [0, 1) from a hash.

@@ -14,6 +14,9 @@
 //! delivering every heartbeat. Policies that need every heartbeat (time-based
 //! waits that grow at idle heartbeats) say so and get them all.
 
+#[cfg(debug_assertions)]
+use crate::cohort::bit;
+use crate::cohort::{set_bit, Cohort, Grid};
 use crate::copy::CopyProfile;
 use crate::queue::EventQueue;
 use mrsched_metrics::{LatencyHistogram, RunInfo, Sample};
@@ -200,10 +203,8 @@ enum Ev {
 }
 
 struct NodeBeat {
-    phase: Time,
-    /// Next grid index not yet delivered.
-    next_k: u64,
-    /// A periodic heartbeat is queued.
+    /// A periodic heartbeat is queued in `beat_heap` (members of a cohort
+    /// are not).
     queued: bool,
     /// `(time, sequence)` of a queued heartbeat set aside while the cluster
     /// had nothing to launch (see [`Core::set_beats_aside`]).
@@ -230,6 +231,26 @@ struct Core<'a> {
     /// `(time, sequence)` of the event being handled.
     current: (u64, u64),
     beats: Vec<NodeBeat>,
+    /// Each node's next heartbeat grid index not yet delivered.
+    next_k: Vec<u64>,
+    grid: Grid,
+    /// Wake-ups of many nodes at once whose heartbeats are computed as time
+    /// reaches them (see [`crate::cohort`]); used when `lazy`.
+    cohorts: Vec<Cohort>,
+    /// The cohorts' heartbeats are set aside with the others.
+    cohorts_aside: bool,
+    /// No cohort beats before this (0: to be computed).
+    cohort_horizon: u64,
+    /// Wake-ups of every idle node go through cohorts: the scheduler lets
+    /// idle heartbeats be set aside and beat times grow with the grid index.
+    lazy: bool,
+    /// By phase rank (see [`Grid`]), when `lazy`: nodes with a free map
+    /// slot, with a free reduce slot, with a heartbeat in `beat_heap`.
+    free_map_bits: Vec<u64>,
+    free_reduce_bits: Vec<u64>,
+    queued_bits: Vec<u64>,
+    /// Entries of the state's slot change log already applied to the bits.
+    slot_seen: usize,
     /// Nodes whose queued heartbeat is set aside.
     aside: Vec<NodeId>,
     scratch: Vec<(u64, u64, NodeId)>,
@@ -336,18 +357,40 @@ pub fn simulate_with_progress(
         ));
     }
     let interval = cluster.heartbeat.interval;
-    let beats = (0..cluster.nodes.len())
-        .map(|n| NodeBeat {
-            phase: Time(
-                (unit_from_hash(hash_words(&[opts.seed, 0xBEA7, n as u64])) * interval.0 as f64)
-                    as u64,
-            ),
-            next_k: 0,
+    let n_nodes = cluster.nodes.len();
+    let phases = (0..n_nodes)
+        .map(|n| {
+            (unit_from_hash(hash_words(&[opts.seed, 0xBEA7, n as u64])) * interval.0 as f64) as u64
+        })
+        .collect();
+    let grid = Grid::new(opts.seed, interval.0, cluster.heartbeat.jitter.0, phases);
+    let beats = (0..n_nodes)
+        .map(|_| NodeBeat {
             queued: false,
             aside: None,
         })
         .collect();
     let every_heartbeat = sched.needs_every_heartbeat();
+    let lazy = !every_heartbeat && grid.lazy();
+    let words = n_nodes.div_ceil(64);
+    let (mut free_map_bits, mut free_reduce_bits) = (vec![0u64; words], vec![0u64; words]);
+    if lazy {
+        st.log_slot_changes();
+        for n in 0..n_nodes {
+            let r = grid.rank(n as u32);
+            set_bit(
+                &mut free_map_bits,
+                r,
+                st.free_map_slots(NodeId(n as u32)) > 0,
+            );
+            set_bit(
+                &mut free_reduce_bits,
+                r,
+                st.free_reduce_slots(NodeId(n as u32)) > 0,
+            );
+        }
+        st.clear_slot_changes();
+    }
     let mut e = Engine {
         st,
         sched,
@@ -360,6 +403,16 @@ pub fn simulate_with_progress(
             seq: 0,
             current: (0, 0),
             beats,
+            next_k: vec![0; n_nodes],
+            grid,
+            cohorts: Vec::new(),
+            cohorts_aside: false,
+            cohort_horizon: 0,
+            lazy,
+            free_map_bits,
+            free_reduce_bits,
+            queued_bits: vec![0u64; words],
+            slot_seen: 0,
             aside: Vec::new(),
             scratch: Vec::new(),
             copy_profiles: FxHashMap::default(),
@@ -501,9 +554,8 @@ impl Engine<'_> {
             }
             Ev::Heartbeat(n, oob) => {
                 if !oob {
-                    let b = &mut self.k.beats[n.idx()];
-                    b.queued = false;
-                    b.next_k += 1;
+                    self.k.set_queued(n, false);
+                    self.k.next_k[n.idx()] += 1;
                 }
                 if !self.st.node(n).alive {
                     return Ok(());
@@ -682,11 +734,16 @@ impl Engine<'_> {
         for j in self.k.ended.drain(..) {
             self.st.release_task_records(j);
         }
+        if self.k.lazy {
+            self.k.refresh_slot_bits(&self.st);
+            self.st.clear_slot_changes();
+            self.k.slot_seen = 0;
+        }
         if self.k.beats_aside_allowed {
             let idle = self.st.pending_maps_total() == 0 && self.st.launchable_reduces_total() == 0;
             if idle && self.sched.idle_heartbeats() == IdleBeats::Never {
                 self.k.set_beats_aside();
-            } else if !self.k.aside.is_empty() {
+            } else if !self.k.aside.is_empty() || self.k.cohorts_aside {
                 // Work appeared, or idle heartbeats matter again.
                 self.k.restore_beats();
             }
@@ -815,8 +872,72 @@ impl Core<'_> {
         self.heap.push_seq(t.0, self.seq, ev);
     }
 
-    /// The next event of either queue, in `(time, sequence)` order.
+    /// The next event of the queues and cohorts, in `(time, sequence)`
+    /// order.
     fn pop(&mut self) -> Option<(Time, Ev)> {
+        if !self.cohorts.is_empty() && !self.cohorts_aside {
+            let other = match (self.heap.peek_order(), self.beat_heap.peek_order()) {
+                (Some(e), Some(b)) => Some(e.min(b)),
+                (e, b) => e.or(b),
+            };
+            let other_t = other.map_or(u64::MAX, |o| o.0);
+            if self.cohort_horizon <= other_t {
+                let popped = self.pop_cohort(other);
+                self.cohort_horizon = self
+                    .cohorts
+                    .iter_mut()
+                    .map(|c| c.horizon(&self.grid))
+                    .min()
+                    .unwrap_or(u64::MAX);
+                if let Some((t, seq, n)) = popped {
+                    self.current = (t, seq);
+                    return Some((Time(t), Ev::Heartbeat(NodeId(n), false)));
+                }
+            }
+        }
+        self.pop_queues()
+    }
+
+    /// The earliest cohort heartbeat if it comes before `other` (the
+    /// queues' earliest `(time, sequence)`): cohorts first compute every
+    /// member whose base is not after the earliest time known.
+    fn pop_cohort(&mut self, other: Option<(u64, u64)>) -> Option<(u64, u64, u32)> {
+        let grid = &self.grid;
+        let mut min_t = other.map_or(u64::MAX, |o| o.0);
+        for c in &mut self.cohorts {
+            min_t = min_t.min(c.peek(grid).map_or(u64::MAX, |x| x.0));
+        }
+        for c in &mut self.cohorts {
+            while let Some(b) = c.next_base(grid) {
+                if b > min_t {
+                    break;
+                }
+                if let Some(t) = c.sweep_one(grid, &mut self.next_k) {
+                    min_t = min_t.min(t);
+                }
+            }
+        }
+        let mut best: Option<(usize, (u64, u64))> = None;
+        for (i, c) in self.cohorts.iter_mut().enumerate() {
+            if let Some(o) = c.peek(grid) {
+                if best.is_none_or(|(_, b)| o < b) {
+                    best = Some((i, o));
+                }
+            }
+        }
+        let (i, o) = best?;
+        if other.is_some_and(|x| x < o) {
+            return None;
+        }
+        let e = self.cohorts[i].pop(grid);
+        if self.cohorts[i].live() == 0 {
+            self.cohorts.swap_remove(i);
+        }
+        e
+    }
+
+    /// The next event of either queue, in `(time, sequence)` order.
+    fn pop_queues(&mut self) -> Option<(Time, Ev)> {
         let beat_first = match (self.heap.peek_order(), self.beat_heap.peek_order()) {
             (Some(e), Some(b)) => b < e,
             (None, Some(_)) => true,
@@ -841,15 +962,17 @@ impl Core<'_> {
     /// one whose time has passed counts as delivered (see
     /// [`Core::take_aside`]), so the order of events is unchanged.
     fn set_beats_aside(&mut self) {
+        if !self.cohorts.is_empty() {
+            self.cohorts_aside = true;
+        }
         if self.beat_heap.is_empty() {
             return;
         }
         let mut drained = std::mem::take(&mut self.scratch);
         self.beat_heap.drain_into(&mut drained);
         for (t, seq, n) in drained.drain(..) {
-            let b = &mut self.beats[n.idx()];
-            b.queued = false;
-            b.aside = Some((t, seq));
+            self.set_queued(n, false);
+            self.beats[n.idx()].aside = Some((t, seq));
             self.aside.push(n);
         }
         self.scratch = drained;
@@ -862,6 +985,42 @@ impl Core<'_> {
             self.take_aside(n);
         }
         self.aside = aside;
+        if self.cohorts_aside {
+            self.cohorts_aside = false;
+            let cut = self.current;
+            for c in &mut self.cohorts {
+                c.resume(&self.grid, cut, &mut self.next_k);
+            }
+            self.cohorts.retain(|c| c.live() > 0);
+            self.cohort_horizon = 0;
+        }
+    }
+
+    /// Mark node `n`'s heartbeat queued in `beat_heap`, or not.
+    fn set_queued(&mut self, n: NodeId, on: bool) {
+        self.beats[n.idx()].queued = on;
+        if self.lazy {
+            set_bit(&mut self.queued_bits, self.grid.rank(n.0), on);
+        }
+    }
+
+    /// The cohort node `n` belongs to, if any.
+    fn cohort_of(&self, n: NodeId) -> Option<usize> {
+        self.cohorts
+            .iter()
+            .position(|c| c.contains(&self.grid, n.0))
+    }
+
+    /// Apply the state's slot changes since the last call to the free-slot
+    /// bits.
+    fn refresh_slot_bits(&mut self, st: &ClusterState) {
+        let log = st.slot_changes();
+        for &n in &log[self.slot_seen.min(log.len())..] {
+            let r = self.grid.rank(n.0);
+            set_bit(&mut self.free_map_bits, r, st.free_map_slots(n) > 0);
+            set_bit(&mut self.free_reduce_bits, r, st.free_reduce_slots(n) > 0);
+        }
+        self.slot_seen = log.len();
     }
 
     /// Node `n`'s heartbeat set aside, if any: queued again when it is
@@ -869,10 +1028,10 @@ impl Core<'_> {
     fn take_aside(&mut self, n: NodeId) {
         if let Some((t, seq)) = self.beats[n.idx()].aside.take() {
             if (t, seq) > self.current {
-                self.beats[n.idx()].queued = true;
+                self.set_queued(n, true);
                 self.beat_heap.push_seq(t, seq, n);
             } else {
-                self.beats[n.idx()].next_k += 1;
+                self.next_k[n.idx()] += 1;
             }
         }
     }
@@ -913,20 +1072,6 @@ impl Core<'_> {
         }
     }
 
-    /// Time of heartbeat `k` of node `n`.
-    fn beat_time(&self, st: &ClusterState, n: NodeId, k: u64) -> Time {
-        let hb = &st.cluster().heartbeat;
-        let jitter = if hb.jitter > Time::ZERO {
-            Time(
-                (unit_from_hash(hash_words(&[self.opts.seed, 0x717E, n.0 as u64, k]))
-                    * hb.jitter.0 as f64) as u64,
-            )
-        } else {
-            Time::ZERO
-        };
-        self.beats[n.idx()].phase + hb.interval * k + jitter
-    }
-
     /// Queue node `n`'s next periodic heartbeat if it is asleep.
     fn wake(&mut self, st: &ClusterState, n: NodeId) {
         if self.beats[n.idx()].queued || !st.node(n).alive {
@@ -936,30 +1081,30 @@ impl Core<'_> {
         if self.beats[n.idx()].queued {
             return;
         }
-        let now = st.now();
-        let interval = st.cluster().heartbeat.interval;
-        let phase = self.beats[n.idx()].phase;
-        let mut k = self.beats[n.idx()].next_k;
-        if now > phase {
-            k = k.max(((now - phase).0 / interval.0).saturating_sub(1));
-            // With jitter below the interval beat times grow with k, and
-            // every beat before `now - max jitter` is past: start there
-            // (same answer, one hash less per wake).
-            let jitter = st.cluster().heartbeat.jitter.0;
-            let reach = jitter.saturating_sub(1);
-            if jitter <= interval.0 && now.0 > phase.0 + reach {
-                k = k.max((now.0 - phase.0 - reach).div_ceil(interval.0));
+        if let Some(i) = self.cohort_of(n) {
+            if !self.cohorts_aside {
+                // Queued with its cohort.
+                return;
             }
+            // Set aside with its cohort: as `take_aside`.
+            let (k, t, seq) = self.cohorts[i].beat_of(&self.grid, n.0, &self.next_k);
+            self.cohorts[i].leave(&self.grid, n.0);
+            if self.cohorts[i].live() == 0 {
+                self.cohorts.swap_remove(i);
+            }
+            self.cohort_horizon = 0;
+            if (t, seq) > self.current {
+                self.set_queued(n, true);
+                self.beat_heap.push_seq(t, seq, n);
+                return;
+            }
+            self.next_k[n.idx()] = k + 1;
         }
-        let mut t = self.beat_time(st, n, k);
-        while t < now {
-            k += 1;
-            t = self.beat_time(st, n, k);
-        }
-        self.beats[n.idx()].next_k = k;
-        self.beats[n.idx()].queued = true;
+        let (k, t) = self.grid.first_beat(n.0, self.next_k[n.idx()], st.now().0);
+        self.next_k[n.idx()] = k;
+        self.set_queued(n, true);
         self.seq += 1;
-        self.beat_heap.push_seq(t.0, self.seq, n);
+        self.beat_heap.push_seq(t, self.seq, n);
     }
 
     /// Could a heartbeat of `n` launch anything now?
@@ -1041,12 +1186,76 @@ impl Core<'_> {
         self.push(end.max(st.now()), Ev::CopyDone(a, epoch));
     }
 
+    /// Wake every node that could launch something now. With `lazy`, one
+    /// cohort stands for them: the nodes with room and no heartbeat queued,
+    /// found a word of nodes at a time.
     fn wake_all(&mut self, st: &ClusterState) {
+        if self.lazy {
+            self.wake_all_lazily(st);
+            return;
+        }
         for n in 0..self.beats.len() {
             let n = NodeId(n as u32);
             if !self.beats[n.idx()].queued && self.has_potential(st, n) {
                 self.wake(st, n);
             }
+        }
+    }
+
+    fn wake_all_lazily(&mut self, st: &ClusterState) {
+        // Heartbeats set aside come back first, as waking each node would
+        // bring its own back.
+        if self.cohorts_aside || !self.aside.is_empty() {
+            self.restore_beats();
+        }
+        self.refresh_slot_bits(st);
+        #[cfg(debug_assertions)]
+        self.check_bits(st);
+        let maps = st.pending_maps_total() > 0;
+        let reduces = st.launchable_reduces_total() > 0;
+        if !maps && !reduces {
+            return;
+        }
+        let mut members = vec![0u64; self.queued_bits.len()];
+        let mut any = false;
+        for (w, m) in members.iter_mut().enumerate() {
+            let mut x = 0;
+            if maps {
+                x |= self.free_map_bits[w];
+            }
+            if reduces {
+                x |= self.free_reduce_bits[w];
+            }
+            x &= !self.queued_bits[w];
+            for c in &self.cohorts {
+                x &= !c.members()[w];
+            }
+            *m = x;
+            any |= x != 0;
+        }
+        if !any {
+            return;
+        }
+        // Node n's sequence number is base + n: the order of waking them
+        // one by one, in index order.
+        let base = self.seq + 1;
+        self.seq += self.grid.len() as u64;
+        let c = Cohort::new(&self.grid, st.now().0, base, members, &mut self.next_k);
+        if c.live() > 0 {
+            self.cohorts.push(c);
+        }
+        self.cohort_horizon = 0;
+    }
+
+    /// The bits agree with the state and the queue (debug builds).
+    #[cfg(debug_assertions)]
+    fn check_bits(&self, st: &ClusterState) {
+        for n in 0..self.beats.len() {
+            let id = NodeId(n as u32);
+            let r = self.grid.rank(n as u32);
+            assert_eq!(bit(&self.free_map_bits, r), st.free_map_slots(id) > 0);
+            assert_eq!(bit(&self.free_reduce_bits, r), st.free_reduce_slots(id) > 0);
+            assert_eq!(bit(&self.queued_bits, r), self.beats[n].queued);
         }
     }
 

@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+mod cohort;
 pub mod copy;
 mod engine;
 pub mod parallel;

@@ -66,6 +66,7 @@ pub fn goal_mix(seed: u64, p: &GoalMixParams, cluster: &Cluster) -> Workload {
     let (lo, hi) = (p.maps.0.max(1) as f64, p.maps.1.max(p.maps.0).max(1) as f64);
     let mut b = WorkloadBuilder::new("goal-mix");
     let mut t = p.start_s.max(0.0);
+    let slots = cost::SlotTotals::of(cluster);
     for i in 0..p.jobs {
         t += exp.sample(&mut rng);
         let maps = (lo * (hi / lo).powf(rng.random::<f64>())).round().max(1.0) as usize;
@@ -87,7 +88,7 @@ pub fn goal_mix(seed: u64, p: &GoalMixParams, cluster: &Cluster) -> Workload {
         // The profile: a map attempt's mean time on this cluster.
         j.expected_map = Some(Time::from_secs_f64(mean) + cluster.task_overhead);
         if !best_effort {
-            let alone = cost::ideal_time(cluster, j);
+            let alone = cost::ideal_time_with(cluster, j, slots);
             j.goal = Some(alone.scale(factor).max(Time::from_secs(1)));
         }
     }
