@@ -104,14 +104,26 @@ fn inputs(r: &RunArgs) -> Result<(Cluster, Workload)> {
         (Err(a), _) | (_, Err(a)) => return Err(a.into()),
     };
     workload.check_against(&cluster, &r.workload)?;
-    check_budget(r, &cluster, &workload)?;
     Ok((cluster, workload))
 }
 
 /// Print the size of the run on stderr (stdout stays one document) and
-/// refuse it when its estimated events are beyond the budget.
-fn check_budget(r: &RunArgs, cluster: &Cluster, workload: &Workload) -> Result<()> {
-    let est = mrsched_model::estimate(cluster, workload);
+/// refuse it when its estimated events are beyond the budget. A scheduler
+/// that needs every heartbeat (`cfgs`, any of them) makes every node's
+/// heartbeats count; otherwise idle nodes sleep and only waking them does.
+fn check_budget(
+    r: &RunArgs,
+    cluster: &Cluster,
+    workload: &Workload,
+    cfgs: &[&SchedulerConfig],
+) -> Result<()> {
+    let mut est = mrsched_model::estimate(cluster, workload);
+    let every = cfgs
+        .iter()
+        .any(|c| c.build(cluster).is_ok_and(|s| s.needs_every_heartbeat()));
+    if every {
+        est.events = est.every_heartbeat_events;
+    }
     eprintln!(
         "estimate: workload `{}` on cluster `{}`: {est}",
         workload.name, cluster.name
@@ -124,13 +136,19 @@ fn check_budget(r: &RunArgs, cluster: &Cluster, workload: &Workload) -> Result<(
             None => String::new(),
         };
         return Err(usage(format!(
-            "the run is estimated at {:.2e} events, beyond the budget of {:.2e} (--max-events): cluster `{}` has {} nodes beating every {} over about {:.0} simulated seconds, and {} tasks{longest}. Raise --max-events or pass --force to run anyway",
+            "the run is estimated at {:.2e} events, beyond the budget of {:.2e} (--max-events): cluster `{}` has {} nodes beating every {}{}, over about {:.0} simulated seconds (a timeline sample every 10 s), {} jobs and {} tasks{longest}. Raise --max-events or pass --force to run anyway",
             est.events,
             r.max_events,
             cluster.name,
             est.nodes,
             cluster.heartbeat.interval,
+            if every {
+                " (the scheduler needs every heartbeat)"
+            } else {
+                " (idle nodes sleep; each job wakes them)"
+            },
             est.horizon_s,
+            est.jobs,
             est.tasks
         )));
     }
@@ -222,6 +240,7 @@ fn simulate(a: SimulateArgs) -> Result<()> {
         (Err(e), _) => return Err(e.into()),
         (_, Err(f)) => return Err(f),
     };
+    check_budget(&a.run, &cluster, &workload, &[&cfg])?;
     let report = run_one(&a.run, &cluster, &workload, &cfg, None)?;
     if let Some(p) = &a.plot {
         plot_timeline(p, &report)?;
@@ -293,6 +312,12 @@ fn compare(a: CompareArgs) -> Result<()> {
     }
     errs.into_result(())?;
     let (cluster, workload) = inputs(&a.run)?;
+    check_budget(
+        &a.run,
+        &cluster,
+        &workload,
+        &cfgs.iter().collect::<Vec<_>>(),
+    )?;
     // Runs are independent: one per core, reports in the order asked.
     let lines = indicatif::MultiProgress::new();
     let reports = mrsched_sim::parallel::map(

@@ -190,6 +190,43 @@ fn runs_beyond_the_event_budget_are_refused_with_their_size() {
     assert_eq!(v["summary"]["succeeded"], 3);
 }
 
+/// Idle nodes sleep unless the scheduler counts heartbeats: the same run is
+/// within a budget under FIFO and beyond it when every heartbeat counts.
+#[test]
+fn the_budget_counts_every_heartbeat_only_for_schedulers_that_need_them() {
+    let d = Dir::new("budget-beats");
+    // 46 simulated days on the 24-node example cluster.
+    let w = d.file(
+        "w.toml",
+        "[[jobs]]\nname = \"long\"\nmaps = 1\nreduces = 1\nreduce_time_s = 4000000\n",
+    );
+    let beats = d.file(
+        "beats.toml",
+        "policy = \"fair\"\n[fair]\ndelay = \"wait\"\nwait_clock = \"heartbeat_gaps\"\n",
+    );
+    let args = |s: &str| {
+        vec![
+            "simulate".to_string(),
+            "-c".into(),
+            "examples/cluster.toml".into(),
+            "-w".into(),
+            w.clone(),
+            "-s".into(),
+            s.into(),
+            "--max-events".into(),
+            "9e7".into(),
+        ]
+    };
+    let a = args(&beats);
+    let (out, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the scheduler needs every heartbeat"), "{err}");
+    let a = args("fifo");
+    let (out, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("succeeded"));
+}
+
 #[test]
 fn validate_sizes_workloads_against_a_cluster() {
     let (out, err) = run(&[
