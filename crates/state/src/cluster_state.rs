@@ -149,6 +149,8 @@ pub struct ClusterState {
     /// `w * nodes + n`, so new jobs append words and a job's bits over all
     /// nodes are one contiguous stride.
     local_jobs: Vec<u64>,
+    /// Job word of `local_jobs`' first column (earlier ones all ended).
+    local_base: usize,
     /// Where running shared-scan riders are listed in their jobs' running
     /// lists: `(attempt, rider + 1)` to position.
     rider_pos: FxHashMap<(AttemptId, u32), u32>,
@@ -434,32 +436,55 @@ impl ClusterState {
     pub fn may_have_local_map(&self, job: JobId, n: NodeId) -> bool {
         let (j, nodes) = (job.idx(), self.nodes.len());
         n.idx() < nodes
+            && j / 64 >= self.local_base
             && self
                 .local_jobs
-                .get(j / 64 * nodes + n.idx())
+                .get((j / 64 - self.local_base) * nodes + n.idx())
                 .is_some_and(|w| w & (1 << (j % 64)) != 0)
     }
 
     /// The words holding `job`'s bits (one per node), grown as needed, and
-    /// the job's bit in them.
-    fn local_words(&mut self, job: JobId) -> (&mut [u64], u64) {
+    /// the job's bit in them; none once every job of its word has ended.
+    fn local_words(&mut self, job: JobId) -> Option<(&mut [u64], u64)> {
         let (j, nodes) = (job.idx(), self.nodes.len());
-        let end = (j / 64 + 1) * nodes;
+        let w = (j / 64).checked_sub(self.local_base)?;
+        let end = (w + 1) * nodes;
         if self.local_jobs.len() < end {
             self.local_jobs.resize(end, 0);
         }
-        (&mut self.local_jobs[end - nodes..end], 1 << (j % 64))
+        Some((&mut self.local_jobs[end - nodes..end], 1 << (j % 64)))
+    }
+
+    /// Forget the words of jobs that have all ended, oldest first: memory
+    /// then follows the jobs alive (a word per node for every 64 of them),
+    /// not the day's.
+    fn drop_ended_local_words(&mut self) {
+        let nodes = self.nodes.len();
+        while let Some(word) = self
+            .jobs
+            .get(64 * self.local_base..64 * (self.local_base + 1))
+        {
+            if !word.iter().all(|j| j.status.is_final()) {
+                break;
+            }
+            if self.local_jobs.len() >= nodes {
+                self.local_jobs.drain(..nodes);
+            }
+            self.local_base += 1;
+        }
     }
 
     fn set_local(&mut self, job: JobId, n: NodeId) {
-        let (words, bit) = self.local_words(job);
-        words[n.idx()] |= bit;
+        if let Some((words, bit)) = self.local_words(job) {
+            words[n.idx()] |= bit;
+        }
     }
 
     fn set_local_everywhere(&mut self, job: JobId) {
-        let (words, bit) = self.local_words(job);
-        for w in words {
-            *w |= bit;
+        if let Some((words, bit)) = self.local_words(job) {
+            for w in words {
+                *w |= bit;
+            }
         }
     }
 
@@ -605,6 +630,7 @@ impl ClusterState {
             launches: 0,
             copy_compute_splitting: false,
             local_jobs: Vec::new(),
+            local_base: 0,
             rider_pos: FxHashMap::default(),
             last_found: Cell::new(None),
             cluster,
@@ -1468,9 +1494,10 @@ impl ClusterState {
             .nodes
             .keys_with_tasks()
             .collect();
-        let (words, bit) = self.local_words(j);
-        for n in local {
-            words[n as usize] |= bit;
+        if let Some((words, bit)) = self.local_words(j) {
+            for n in local {
+                words[n as usize] |= bit;
+            }
         }
     }
 
@@ -1587,9 +1614,10 @@ impl ClusterState {
         if self.jobs[j.idx()].status != JobStatus::Running {
             return;
         }
-        let (words, bit) = self.local_words(j);
-        for w in words {
-            *w &= !bit;
+        if let Some((words, bit)) = self.local_words(j) {
+            for w in words {
+                *w &= !bit;
+            }
         }
         let mut running: Vec<AttemptId> = self.jobs[j.idx()].running_attempt_ids().collect();
         running.sort_unstable();
@@ -1638,6 +1666,7 @@ impl ClusterState {
             }
         }
         self.events.push(StateEvent::JobEnded(j));
+        self.drop_ended_local_words();
     }
 
     /// Free the task records of ended job `j`, keeping their totals
