@@ -11,7 +11,7 @@
 //!
 //! Measured (default release profile, 2-core virtual machine whose speed
 //! varies by up to 50% within an hour; fastest of divan's three samples):
-//! FB-2009 day 0.149 s (met); synthetic 1M tasks 0.244 s = 8.0 M task
+//! FB-2009 day 0.082 s (met); synthetic 1M tasks 0.244 s = 8.0 M task
 //! events/s (met). See docs/architecture.md, Performance.
 //!
 //! At datacenter scale (the same trace with bytes x 40 on a 3000-node
@@ -21,7 +21,10 @@
 //! datacenter scale"). `MRSCHED_BENCH_DC=1` adds one timed run of each
 //! default preset on it and of FIFO at scales 10, 20, 40 and 80 (task
 //! events/s, and the process's peak RSS so far, which grows with the
-//! scale); `dc3000_scale40_fifo` times FIFO on it.
+//! scale), and of FIFO over the unscaled day on 3000 to 100,000 nodes (a
+//! 100,000-node cluster with a day of light load must run in time and
+//! memory that follow the work, not nodes x time); `dc3000_scale40_fifo`
+//! times FIFO on the proxy.
 //!
 //! Run: `cargo bench -p mrsched-sim --bench throughput`.
 
@@ -72,6 +75,16 @@ fn fb2009_day() -> Option<Workload> {
 fn dc3000() -> mrsched_model::Cluster {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dc3000.toml");
     catalog::cluster(p.to_str().expect("UTF-8 path")).expect("valid cluster")
+}
+
+/// `examples/dc3000.toml` grown to `nodes` nodes (40 to a rack).
+fn dc_nodes(nodes: usize) -> mrsched_model::Cluster {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dc3000.toml");
+    let text = std::fs::read_to_string(&p).expect("example cluster");
+    let text = text
+        .replace("count = 3000", &format!("count = {nodes}"))
+        .replace("racks = 75", &format!("racks = {}", nodes / 40));
+    mrsched_model::Cluster::from_toml_str("dc.toml", &text).expect("valid cluster")
 }
 
 /// The FB-2009 day with every byte count multiplied by `scale`.
@@ -127,6 +140,22 @@ fn report_datacenter() {
             return;
         };
         run(&format!("dc3000 x{scale}"), &w, "fifo");
+    }
+    // The unscaled day on ever larger clusters: idle nodes sleep, and a
+    // wake-up computes a jitter's width of them.
+    let day = fb2009_day().expect("read above");
+    for nodes in [3000, 10_000, 30_000, 100_000] {
+        let c = dc_nodes(nodes);
+        let mut s = Fifo::new();
+        let t0 = Instant::now();
+        let o = simulate(&c, &day, &mut s, &opts).expect("runs");
+        let dt = t0.elapsed().as_secs_f64();
+        eprintln!(
+            "FB-2009 day on {nodes} nodes fifo: {} tasks in {dt:.2} s, {} events, peak RSS so far {:.0} MB",
+            day.task_count(),
+            o.info.events,
+            peak_rss_mb().unwrap_or(f64::NAN)
+        );
     }
     let w = fb2009_day_scaled(40.0).expect("read above");
     for preset in [

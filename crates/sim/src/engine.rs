@@ -13,6 +13,13 @@
 //! the jitter a hash of seed, node and k). Results are therefore identical to
 //! delivering every heartbeat. Policies that need every heartbeat (time-based
 //! waits that grow at idle heartbeats) say so and get them all.
+//!
+//! Waking every idle node when work appears (a job arrives, its reduces
+//! become ready) would cost a heartbeat computation per node per job: on a
+//! 100,000-node cluster that was the whole run. Such a wake-up is one
+//! [`Cohort`]: its members' heartbeats are computed as simulated time reaches
+//! them, in the order of their grid (see `cohort.rs`), with the same times
+//! and the same order of equal times as waking them one by one.
 
 #[cfg(debug_assertions)]
 use crate::cohort::bit;
