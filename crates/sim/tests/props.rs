@@ -255,4 +255,36 @@ proptest! {
             }
         }
     }
+
+    /// Waking idle nodes through cohorts is exact: the same report, byte
+    /// for byte, as queuing each node's heartbeat, for FIFO and the Fair
+    /// Scheduler, with any jitter up to the interval, node failures and
+    /// attempt failures.
+    #[test]
+    fn cohorts_give_the_same_run_as_waking_nodes_one_by_one(
+        cluster in cluster_strategy(),
+        text in workload_strategy(),
+        seed in 0u64..1000,
+        jitter_ms in 0u64..=2000,
+        faults in prop::bool::ANY,
+        preset in prop::sample::select(vec!["fifo", "fair", "fair+delay", "fair+ccs"]),
+    ) {
+        let mut cluster = cluster;
+        cluster.heartbeat.jitter = mrsched_model::Time::from_millis(jitter_ms);
+        if faults {
+            cluster.faults.mtbf = Some(mrsched_model::Time::from_secs(300));
+            cluster.faults.mttr = mrsched_model::Time::from_secs(60);
+            cluster.faults.task_failure_prob = 0.05;
+            cluster.max_attempts = 50;
+        }
+        let Some(w) = resolve(&text, &cluster) else { return Ok(()) };
+        let run = |lazy_wake: bool| {
+            let cfg = mrsched_sched::SchedulerConfig::resolve(preset).expect("a preset");
+            let mut s = cfg.build(&cluster).expect("builds");
+            let opts = SimOptions { seed, lazy_wake, ..Default::default() };
+            let out = simulate(&cluster, &w, s.as_mut(), &opts).expect("simulation runs");
+            (serde_json::to_string(&out.report()).unwrap(), out.info.events)
+        };
+        prop_assert_eq!(run(true), run(false));
+    }
 }
