@@ -354,19 +354,32 @@ impl Cohort {
         self.next = None;
     }
 
-    /// Compute the next member not yet computed; its beat time.
-    pub(crate) fn sweep_one(&mut self, grid: &Grid, next_k: &mut [u64]) -> Option<u64> {
+    /// Compute the next member not yet computed: its heartbeat
+    /// `(time, sequence, node)`, which leaves the cohort (the caller queues
+    /// it with the other heartbeats).
+    pub(crate) fn sweep_one(&mut self, grid: &Grid, next_k: &mut [u64]) -> Option<(u64, u64, u32)> {
         let p = self.next_pos(grid)?;
-        let node = grid.node_at(self.rank_at(grid, p));
+        let r = self.rank_at(grid, p);
+        let node = grid.node_at(r);
         // Past the window its beat is at this base's grid index: earlier
         // indices end before `at`, and none at or after it was delivered.
         let k = self.k_at(grid, p);
         debug_assert!(next_k[node as usize] <= k);
         let t = grid.beat_time(node, k);
         next_k[node as usize] = k;
-        self.due.push(Reverse((t, self.base + node as u64, node)));
+        set_bit(&mut self.members, r, false);
+        self.live -= 1;
         self.set_cursor(p + 1);
-        Some(t)
+        Some((t, self.base + node as u64, node))
+    }
+
+    /// [`Cohort::sweep_one`], keeping the heartbeat in the cohort.
+    fn sweep_into_due(&mut self, grid: &Grid, next_k: &mut [u64]) {
+        if let Some((t, seq, node)) = self.sweep_one(grid, next_k) {
+            set_bit(&mut self.members, grid.rank(node), true);
+            self.live += 1;
+            self.due.push(Reverse((t, seq, node)));
+        }
     }
 
     /// Drop computed entries of nodes that left.
@@ -466,7 +479,7 @@ impl Cohort {
             if b > now {
                 break;
             }
-            self.sweep_one(grid, next_k);
+            self.sweep_into_due(grid, next_k);
         }
         // Computed beats at or before the cut are past: one pass over them
         // all (most of a jitter's width of the cluster) rather than a pop
@@ -532,7 +545,8 @@ mod tests {
                 let top = c.peek(&g).map(|x| x.0).unwrap_or(u64::MAX);
                 match c.next_base(&g) {
                     Some(b) if b <= top => {
-                        c.sweep_one(&g, &mut next_k);
+                        let e = c.sweep_one(&g, &mut next_k).expect("a member");
+                        got.push(e);
                     }
                     _ => match c.pop(&g) {
                         Some(e) => got.push(e),
@@ -540,6 +554,9 @@ mod tests {
                     },
                 }
             }
+            // Swept members leave at once (the engine queues them); each
+            // comes no earlier than the cohort's earliest computed beat.
+            got.sort();
             assert_eq!(got, expect, "nodes {nodes} jitter {jitter}");
             assert_eq!(c.live(), 0);
             for &(t, _, n) in &expect {

@@ -213,6 +213,9 @@ enum Ev {
     Capacity(u32),
     ReduceRelease(JobId),
     Sample,
+    /// Idle heartbeats set aside until this instant matter again (queued
+    /// before every other event of that instant).
+    BeatsDue,
 }
 
 struct NodeBeat {
@@ -254,6 +257,8 @@ struct Core<'a> {
     cohorts_aside: bool,
     /// No cohort beats before this (0: to be computed).
     cohort_horizon: u64,
+    /// When a queued `BeatsDue` fires.
+    beats_due: Option<u64>,
     /// Wake-ups of every idle node go through cohorts: the scheduler lets
     /// idle heartbeats be set aside and beat times grow with the grid index.
     lazy: bool,
@@ -421,6 +426,7 @@ pub fn simulate_with_progress(
             cohorts: Vec::new(),
             cohorts_aside: false,
             cohort_horizon: 0,
+            beats_due: None,
             lazy,
             free_map_bits,
             free_reduce_bits,
@@ -661,6 +667,12 @@ impl Engine<'_> {
                 let next = self.st.now() + self.k.opts.sample_every;
                 self.k.push(next, Ev::Sample);
             }
+            // `after_step` brings the heartbeats back.
+            Ev::BeatsDue => {
+                if self.k.beats_due == Some(self.st.now().0) {
+                    self.k.beats_due = None;
+                }
+            }
         }
         Ok(())
     }
@@ -754,8 +766,24 @@ impl Engine<'_> {
         }
         if self.k.beats_aside_allowed {
             let idle = self.st.pending_maps_total() == 0 && self.st.launchable_reduces_total() == 0;
-            if idle && self.sched.idle_heartbeats() == IdleBeats::Never {
+            let now = self.st.now().0;
+            // Until when idle heartbeats change nothing (`u64::MAX`: ever).
+            let aside_until = match self.sched.idle_heartbeats() {
+                _ if !idle => None,
+                IdleBeats::Never => Some(u64::MAX),
+                IdleBeats::From(t) if now < t.0 => Some(t.0),
+                _ => None,
+            };
+            if let Some(until) = aside_until {
+                // Those before `until` count as delivered, as skipping them
+                // one by one would; `BeatsDue` brings back the others at
+                // `until`, ahead of that instant's other events (sequence 0)
+                // since a heartbeat at `until` matters.
                 self.k.set_beats_aside();
+                if until != u64::MAX && self.k.beats_due != Some(until) {
+                    self.k.beats_due = Some(until);
+                    self.k.heap.push_seq(until, 0, Ev::BeatsDue);
+                }
             } else if !self.k.aside.is_empty() || self.k.cohorts_aside {
                 // Work appeared, or idle heartbeats matter again.
                 self.k.restore_beats();
@@ -920,16 +948,26 @@ impl Core<'_> {
         for c in &mut self.cohorts {
             min_t = min_t.min(c.peek(grid).map_or(u64::MAX, |x| x.0));
         }
+        // Members whose base is reached join the other queued heartbeats
+        // (the faster queue): from then on they are queued like any other.
         for c in &mut self.cohorts {
             while let Some(b) = c.next_base(grid) {
                 if b > min_t {
                     break;
                 }
-                if let Some(t) = c.sweep_one(grid, &mut self.next_k) {
+                if let Some((t, seq, n)) = c.sweep_one(grid, &mut self.next_k) {
                     min_t = min_t.min(t);
+                    self.beats[n as usize].queued = true;
+                    set_bit(&mut self.queued_bits, grid.rank(n), true);
+                    self.beat_heap.push_seq(t, seq, NodeId(n));
                 }
             }
         }
+        let other = match (self.heap.peek_order(), self.beat_heap.peek_order()) {
+            (Some(e), Some(b)) => Some(e.min(b)),
+            (e, b) => e.or(b),
+        };
+        self.cohorts.retain(|c| c.live() > 0);
         let mut best: Option<(usize, (u64, u64))> = None;
         for (i, c) in self.cohorts.iter_mut().enumerate() {
             if let Some(o) = c.peek(grid) {
