@@ -222,9 +222,9 @@ struct NodeBeat {
     /// A periodic heartbeat is queued in `beat_heap` (members of a cohort
     /// are not).
     queued: bool,
-    /// `(time, sequence)` of a queued heartbeat set aside while the cluster
-    /// had nothing to launch (see [`Core::set_beats_aside`]).
-    aside: Option<(u64, u64)>,
+    /// `(time, sequence)` of the queued heartbeat (entries of `beat_heap`
+    /// with another sequence are stale).
+    at: (u64, u64),
 }
 
 struct Engine<'a> {
@@ -269,9 +269,9 @@ struct Core<'a> {
     queued_bits: Vec<u64>,
     /// Entries of the state's slot change log already applied to the bits.
     slot_seen: usize,
-    /// Nodes whose queued heartbeat is set aside.
-    aside: Vec<NodeId>,
-    scratch: Vec<(u64, u64, NodeId)>,
+    /// The heartbeats in `beat_heap` are set aside (see
+    /// [`Core::set_beats_aside`]).
+    beats_frozen: bool,
     copy_profiles: FxHashMap<JobId, CopyProfile>,
     copy_epoch: FxHashMap<AttemptId, u32>,
     /// Each running job's reduce partition (MB), summed over its maps once
@@ -385,7 +385,7 @@ pub fn simulate_with_progress(
     let beats = (0..n_nodes)
         .map(|_| NodeBeat {
             queued: false,
-            aside: None,
+            at: (0, 0),
         })
         .collect();
     let every_heartbeat = sched.needs_every_heartbeat();
@@ -432,8 +432,7 @@ pub fn simulate_with_progress(
             free_reduce_bits,
             queued_bits: vec![0u64; words],
             slot_seen: 0,
-            aside: Vec::new(),
-            scratch: Vec::new(),
+            beats_frozen: false,
             copy_profiles: FxHashMap::default(),
             copy_epoch: FxHashMap::default(),
             partitions: FxHashMap::default(),
@@ -784,7 +783,7 @@ impl Engine<'_> {
                     self.k.beats_due = Some(until);
                     self.k.heap.push_seq(until, 0, Ev::BeatsDue);
                 }
-            } else if !self.k.aside.is_empty() || self.k.cohorts_aside {
+            } else if self.k.beats_frozen || self.k.cohorts_aside {
                 // Work appeared, or idle heartbeats matter again.
                 self.k.restore_beats();
             }
@@ -957,7 +956,9 @@ impl Core<'_> {
                 }
                 if let Some((t, seq, n)) = c.sweep_one(grid, &mut self.next_k) {
                     min_t = min_t.min(t);
-                    self.beats[n as usize].queued = true;
+                    let b = &mut self.beats[n as usize];
+                    b.queued = true;
+                    b.at = (t, seq);
                     set_bit(&mut self.queued_bits, grid.rank(n), true);
                     self.beat_heap.push_seq(t, seq, NodeId(n));
                 }
@@ -989,16 +990,27 @@ impl Core<'_> {
 
     /// The next event of either queue, in `(time, sequence)` order.
     fn pop_queues(&mut self) -> Option<(Time, Ev)> {
-        let beat_first = match (self.heap.peek_order(), self.beat_heap.peek_order()) {
-            (Some(e), Some(b)) => b < e,
-            (None, Some(_)) => true,
-            _ => false,
-        };
-        if beat_first {
+        loop {
+            let beats = if self.beats_frozen {
+                None
+            } else {
+                self.beat_heap.peek_order()
+            };
+            let beat_first = match (self.heap.peek_order(), beats) {
+                (Some(e), Some(b)) => b < e,
+                (None, Some(_)) => true,
+                _ => false,
+            };
+            if !beat_first {
+                break;
+            }
             let (t, seq, n) = self.beat_heap.pop_with_seq()?;
-            self.current = (t, seq);
-            Some((Time(t), Ev::Heartbeat(n, false)))
-        } else {
+            if self.is_live(n, seq) {
+                self.current = (t, seq);
+                return Some((Time(t), Ev::Heartbeat(n, false)));
+            }
+        }
+        {
             let (t, seq, ev) = self.heap.pop_with_seq()?;
             self.current = (t, seq);
             Some((Time(t), ev))
@@ -1008,34 +1020,34 @@ impl Core<'_> {
     /// Nothing can be launched anywhere: every queued heartbeat would find
     /// nothing to do, and most of a day-long trace's events would be such
     /// heartbeats (every arrival wakes every idle node; the first to beat
-    /// takes the work). Set them aside, keeping their `(time, sequence)`:
-    /// one that is still ahead when work appears is queued again as it was,
-    /// one whose time has passed counts as delivered (see
-    /// [`Core::take_aside`]), so the order of events is unchanged.
+    /// takes the work). Set them aside: the heartbeat queue is not read
+    /// until work appears, when those at or before that moment count as
+    /// delivered and the others are queued as they were, so the order of
+    /// events is unchanged. Setting aside costs nothing, and bringing back
+    /// touches only the heartbeats whose time has passed.
     fn set_beats_aside(&mut self) {
         if !self.cohorts.is_empty() {
             self.cohorts_aside = true;
         }
-        if self.beat_heap.is_empty() {
-            return;
-        }
-        let mut drained = std::mem::take(&mut self.scratch);
-        self.beat_heap.drain_into(&mut drained);
-        for (t, seq, n) in drained.drain(..) {
-            self.set_queued(n, false);
-            self.beats[n.idx()].aside = Some((t, seq));
-            self.aside.push(n);
-        }
-        self.scratch = drained;
+        self.beats_frozen = true;
     }
 
-    /// Work appeared: queue again the heartbeats set aside.
+    /// Work appeared: the heartbeats set aside come back, those at or
+    /// before the current event counting as delivered.
     fn restore_beats(&mut self) {
-        let mut aside = std::mem::take(&mut self.aside);
-        for n in aside.drain(..) {
-            self.take_aside(n);
+        if self.beats_frozen {
+            self.beats_frozen = false;
+            while let Some(o) = self.beat_heap.peek_order() {
+                if o > self.current {
+                    break;
+                }
+                let (_, seq, n) = self.beat_heap.pop_with_seq().expect("peeked");
+                if self.is_live(n, seq) {
+                    self.set_queued(n, false);
+                    self.next_k[n.idx()] += 1;
+                }
+            }
         }
-        self.aside = aside;
         if self.cohorts_aside {
             self.cohorts_aside = false;
             let cut = self.current;
@@ -1045,6 +1057,21 @@ impl Core<'_> {
             self.cohorts.retain(|c| c.live() > 0);
             self.cohort_horizon = 0;
         }
+    }
+
+    /// Is `beat_heap`'s entry of node `n` with sequence `seq` its queued
+    /// heartbeat (not one it left while set aside)?
+    #[inline]
+    fn is_live(&self, n: NodeId, seq: u64) -> bool {
+        let b = &self.beats[n.idx()];
+        b.queued && b.at.1 == seq
+    }
+
+    /// Queue node `n`'s heartbeat at `(t, seq)`.
+    fn queue_beat(&mut self, n: NodeId, t: u64, seq: u64) {
+        self.set_queued(n, true);
+        self.beats[n.idx()].at = (t, seq);
+        self.beat_heap.push_seq(t, seq, n);
     }
 
     /// Mark node `n`'s heartbeat queued in `beat_heap`, or not.
@@ -1072,19 +1099,6 @@ impl Core<'_> {
             set_bit(&mut self.free_reduce_bits, r, st.free_reduce_slots(n) > 0);
         }
         self.slot_seen = log.len();
-    }
-
-    /// Node `n`'s heartbeat set aside, if any: queued again when it is
-    /// still to come, else counted as delivered with nothing to do.
-    fn take_aside(&mut self, n: NodeId) {
-        if let Some((t, seq)) = self.beats[n.idx()].aside.take() {
-            if (t, seq) > self.current {
-                self.set_queued(n, true);
-                self.beat_heap.push_seq(t, seq, n);
-            } else {
-                self.next_k[n.idx()] += 1;
-            }
-        }
     }
 
     fn exp_draw(&mut self, mean: Time) -> Time {
@@ -1125,12 +1139,17 @@ impl Core<'_> {
 
     /// Queue node `n`'s next periodic heartbeat if it is asleep.
     fn wake(&mut self, st: &ClusterState, n: NodeId) {
-        if self.beats[n.idx()].queued || !st.node(n).alive {
+        if !st.node(n).alive {
             return;
         }
-        self.take_aside(n);
         if self.beats[n.idx()].queued {
-            return;
+            // Set aside, it comes back as it was if still ahead; if not, it
+            // counts as delivered and the node is woken anew.
+            if !self.beats_frozen || self.beats[n.idx()].at > self.current {
+                return;
+            }
+            self.set_queued(n, false);
+            self.next_k[n.idx()] += 1;
         }
         if let Some(i) = self.cohort_of(n) {
             if !self.cohorts_aside {
@@ -1145,17 +1164,16 @@ impl Core<'_> {
             }
             self.cohort_horizon = 0;
             if (t, seq) > self.current {
-                self.set_queued(n, true);
-                self.beat_heap.push_seq(t, seq, n);
+                // Joins the other heartbeats (set aside with them).
+                self.queue_beat(n, t, seq);
                 return;
             }
             self.next_k[n.idx()] = k + 1;
         }
         let (k, t) = self.grid.first_beat(n.0, self.next_k[n.idx()], st.now().0);
         self.next_k[n.idx()] = k;
-        self.set_queued(n, true);
         self.seq += 1;
-        self.beat_heap.push_seq(t, self.seq, n);
+        self.queue_beat(n, t, self.seq);
     }
 
     /// Could a heartbeat of `n` launch anything now?
@@ -1245,6 +1263,11 @@ impl Core<'_> {
             self.wake_all_lazily(st);
             return;
         }
+        // Heartbeats set aside come back first, as waking each node would
+        // bring its own back.
+        if self.beats_frozen {
+            self.restore_beats();
+        }
         for n in 0..self.beats.len() {
             let n = NodeId(n as u32);
             if !self.beats[n.idx()].queued && self.has_potential(st, n) {
@@ -1256,7 +1279,7 @@ impl Core<'_> {
     fn wake_all_lazily(&mut self, st: &ClusterState) {
         // Heartbeats set aside come back first, as waking each node would
         // bring its own back.
-        if self.cohorts_aside || !self.aside.is_empty() {
+        if self.cohorts_aside || self.beats_frozen {
             self.restore_beats();
         }
         self.refresh_slot_bits(st);
