@@ -481,9 +481,23 @@ impl Cohort {
             }
             self.sweep_into_due(grid, next_k);
         }
-        // Computed beats at or before the cut are past: one pass over them
-        // all (most of a jitter's width of the cluster) rather than a pop
-        // each.
+        // Computed beats at or before the cut are past. They are the
+        // earliest: taken one by one while few (an idle spell of a busy
+        // cluster), in one pass over them all when many (most of a jitter's
+        // width of a large idle cluster).
+        let budget = self.due.len() / 8;
+        for _ in 0..=budget {
+            self.skip_gone(grid);
+            match self.due.peek() {
+                Some(Reverse((t, s, node))) if (*t, *s) <= cut => {
+                    let node = *node;
+                    self.due.pop();
+                    next_k[node as usize] += 1;
+                    self.leave(grid, node);
+                }
+                _ => return,
+            }
+        }
         let mut due = std::mem::take(&mut self.due).into_vec();
         let (members, live) = (&mut self.members, &mut self.live);
         due.retain(|Reverse((t, s, node))| {

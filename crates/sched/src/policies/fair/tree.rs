@@ -285,12 +285,14 @@ impl Tree {
             return;
         }
         self.nodes[i as usize].pending = pending;
-        let anc: Vec<u32> = self.path(i).collect();
-        for a in anc {
+        // Up the ancestors (no list: this runs at every launch and end).
+        let mut a = i;
+        while a != NONE {
             let n = &mut self.nodes[a as usize];
             for k in 0..2 {
                 n.running[k] = n.running[k] + running[k] - old[k];
             }
+            a = n.parent;
         }
         self.rekey_up(i);
     }
