@@ -114,6 +114,17 @@ impl Grid {
     pub(crate) fn first_beat(&self, n: u32, next_k: u64, now: u64) -> (u64, u64) {
         let phase = self.phase[n as usize];
         let interval = self.interval;
+        // A node woken again soon after its last beat: the answer is
+        // `next_k` or the one after (beat times grow with k, and the next
+        // base is an interval later), no division needed.
+        let base = phase + interval * next_k;
+        if self.jitter <= interval && base + self.reach >= now {
+            let t = self.beat_time(n, next_k);
+            if t >= now {
+                return (next_k, t);
+            }
+            return (next_k + 1, self.beat_time(n, next_k + 1));
+        }
         let mut k = next_k;
         if now > phase {
             k = k.max(((now - phase) / interval).saturating_sub(1));
@@ -575,6 +586,27 @@ mod tests {
             assert_eq!(c.live(), 0);
             for &(t, _, n) in &expect {
                 assert_eq!(g.beat_time(n, next_k[n as usize]), t);
+            }
+        }
+    }
+
+    /// `first_beat` is the first beat at or after `now` with index at least
+    /// `next_k`, checked against counting up from `next_k`.
+    #[test]
+    fn first_beat_is_the_first_at_or_after_now() {
+        for (interval, jitter) in [(3_000_000, 500_000), (1000, 1000), (1000, 0), (1000, 1)] {
+            let g = grid(50, interval, jitter);
+            for n in 0..50u32 {
+                for next_k in [0u64, 1, 2, 7, 40] {
+                    for now in (0..45 * interval).step_by(interval as usize / 7 + 1) {
+                        let mut k = next_k;
+                        while g.beat_time(n, k) < now {
+                            k += 1;
+                        }
+                        let want = (k, g.beat_time(n, k));
+                        assert_eq!(g.first_beat(n, next_k, now), want, "{n} {next_k} {now}");
+                    }
+                }
             }
         }
     }
