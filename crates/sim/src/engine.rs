@@ -1314,6 +1314,27 @@ impl Core<'_> {
         // one by one, in index order.
         let base = self.seq + 1;
         self.seq += self.grid.len() as u64;
+        // A cohort pays when most members will not be needed (a few tasks
+        // for many idle nodes: the first beats take them, the rest is set
+        // aside unread). With work for most of them, every member would be
+        // computed anyway: queue them one by one, in the same order.
+        let count: u64 = members.iter().map(|w| u64::from(w.count_ones())).sum();
+        let work = st.pending_maps_total() + st.launchable_reduces_total();
+        if count <= 4 * work {
+            let now = st.now().0;
+            for (w, &word) in members.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let r = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let n = self.grid.node_at(r);
+                    let (k, t) = self.grid.first_beat(n, self.next_k[n as usize], now);
+                    self.next_k[n as usize] = k;
+                    self.queue_beat(NodeId(n), t, base + n as u64);
+                }
+            }
+            return;
+        }
         let c = Cohort::new(&self.grid, st.now().0, base, members, &mut self.next_k);
         if c.live() > 0 {
             self.cohorts.push(c);
