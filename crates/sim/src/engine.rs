@@ -269,6 +269,8 @@ struct Core<'a> {
     queued_bits: Vec<u64>,
     /// Entries of the state's slot change log already applied to the bits.
     slot_seen: usize,
+    /// Nodes a wake-up queues one by one (kept to reuse its memory).
+    woken: Vec<u32>,
     /// The heartbeats in `beat_heap` are set aside (see
     /// [`Core::set_beats_aside`]).
     beats_frozen: bool,
@@ -432,6 +434,7 @@ pub fn simulate_with_progress(
             free_reduce_bits,
             queued_bits: vec![0u64; words],
             slot_seen: 0,
+            woken: Vec::new(),
             beats_frozen: false,
             copy_profiles: FxHashMap::default(),
             copy_epoch: FxHashMap::default(),
@@ -1312,29 +1315,39 @@ impl Core<'_> {
         }
         // Node n's sequence number is base + n: the order of waking them
         // one by one, in index order.
-        let base = self.seq + 1;
-        self.seq += self.grid.len() as u64;
+        //
         // A cohort pays when most members will not be needed (a few tasks
         // for many idle nodes: the first beats take them, the rest is set
         // aside unread). With work for most of them, every member would be
-        // computed anyway: queue them one by one, in the same order.
+        // computed anyway: queue them one by one, in the same order, using
+        // only the sequence numbers between the lowest and highest node.
         let count: u64 = members.iter().map(|w| u64::from(w.count_ones())).sum();
         let work = st.pending_maps_total() + st.launchable_reduces_total();
         if count <= 4 * work {
             let now = st.now().0;
+            let mut woken = std::mem::take(&mut self.woken);
             for (w, &word) in members.iter().enumerate() {
                 let mut bits = word;
                 while bits != 0 {
                     let r = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let n = self.grid.node_at(r);
-                    let (k, t) = self.grid.first_beat(n, self.next_k[n as usize], now);
-                    self.next_k[n as usize] = k;
-                    self.queue_beat(NodeId(n), t, base + n as u64);
+                    woken.push(self.grid.node_at(r));
                 }
             }
+            let lo = woken.iter().copied().min().unwrap_or(0) as u64;
+            let hi = woken.iter().copied().max().unwrap_or(0) as u64;
+            let first = self.seq + 1;
+            self.seq += hi - lo + 1;
+            for n in woken.drain(..) {
+                let (k, t) = self.grid.first_beat(n, self.next_k[n as usize], now);
+                self.next_k[n as usize] = k;
+                self.queue_beat(NodeId(n), t, first + (n as u64 - lo));
+            }
+            self.woken = woken;
             return;
         }
+        let base = self.seq + 1;
+        self.seq += self.grid.len() as u64;
         let c = Cohort::new(&self.grid, st.now().0, base, members, &mut self.next_k);
         if c.live() > 0 {
             self.cohorts.push(c);
