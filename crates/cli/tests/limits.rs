@@ -204,25 +204,23 @@ fn the_budget_counts_every_heartbeat_only_for_schedulers_that_need_them() {
         "beats.toml",
         "policy = \"fair\"\n[fair]\ndelay = \"wait\"\nwait_clock = \"heartbeat_gaps\"\n",
     );
-    let args = |s: &str| {
-        vec![
-            "simulate".to_string(),
-            "-c".into(),
-            "examples/cluster.toml".into(),
-            "-w".into(),
-            w.clone(),
-            "-s".into(),
-            s.into(),
-            "--max-events".into(),
-            "9e7".into(),
-        ]
+    let simulate = |s: &str| {
+        run(&[
+            "simulate",
+            "-c",
+            "examples/cluster.toml",
+            "-w",
+            &w,
+            "-s",
+            s,
+            "--max-events",
+            "9e7",
+        ])
     };
-    let a = args(&beats);
-    let (out, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (out, err) = simulate(&beats);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("the scheduler needs every heartbeat"), "{err}");
-    let a = args("fifo");
-    let (out, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (out, err) = simulate("fifo");
     assert!(out.status.success(), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("succeeded"));
 }

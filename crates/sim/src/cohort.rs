@@ -135,6 +135,12 @@ impl Grid {
                 k = k.max((now - phase - self.reach).div_ceil(interval));
             }
         }
+        self.first_beat_from(n, k, now)
+    }
+
+    /// Node `n`'s first heartbeat at or after `now` counting up from index
+    /// `k`: `(k, time)`.
+    pub(crate) fn first_beat_from(&self, n: u32, mut k: u64, now: u64) -> (u64, u64) {
         let mut t = self.beat_time(n, k);
         while t < now {
             k += 1;
@@ -240,12 +246,7 @@ impl Cohort {
             // The first index whose beat can be at or after `at` is this
             // position's; the beat is there or at the next one (or later if
             // the node beat since).
-            let mut k = next_k[node as usize].max(c.k_at(grid, m));
-            let mut t = grid.beat_time(node, k);
-            while t < at {
-                k += 1;
-                t = grid.beat_time(node, k);
-            }
+            let (k, t) = grid.first_beat_from(node, next_k[node as usize].max(c.k_at(grid, m)), at);
             next_k[node as usize] = k;
             due.push(Reverse((t, base + node as u64, node)));
             p = m + 1;

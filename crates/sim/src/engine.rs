@@ -1159,7 +1159,7 @@ impl Core<'_> {
                 // Queued with its cohort.
                 return;
             }
-            // Set aside with its cohort: as `take_aside`.
+            // Set aside with its cohort: as `restore_beats` would treat it.
             let (k, t, seq) = self.cohorts[i].beat_of(&self.grid, n.0, &self.next_k);
             self.cohorts[i].leave(&self.grid, n.0);
             if self.cohorts[i].live() == 0 {
