@@ -60,10 +60,14 @@ pub struct JobObserved {
     pub pool: String,
     /// First sample it was running in (ms since the scheduler started).
     pub seen_ms: u64,
-    /// First sample in which one of its tasks had been bound.
+    /// First sample in which one of its tasks had been bound; for a query
+    /// that was bound, ran and ended between two samples, the first sample
+    /// after it ended (its tasks had been bound by then).
     pub first_task_ms: Option<u64>,
     /// Last sample it was running in.
     pub last_ms: u64,
+    /// First sample it was no longer running in.
+    pub ended_ms: Option<u64>,
 }
 
 type State = SchedulerState<LogicalPlanNode, PhysicalPlanNode>;
@@ -170,6 +174,15 @@ impl Observer {
         out.placement.input_remote += placement.input_remote;
         out.placement.no_input += placement.no_input;
         out.placement.input_tied += placement.input_tied;
+        // A short query can be seen waiting, then be bound, run and end
+        // within one sampling period: it ended, so its tasks were bound.
+        let running: HashSet<&str> = seen_jobs.iter().map(|j| j.0.as_str()).collect();
+        for (id, j) in out.jobs.iter_mut() {
+            if j.ended_ms.is_none() && !running.contains(id.as_str()) {
+                j.ended_ms = Some(ms);
+                j.first_task_ms.get_or_insert(ms);
+            }
+        }
         for (id, name, pool, started) in seen_jobs {
             let j = out.jobs.entry(id).or_insert_with(|| JobObserved {
                 name,
@@ -177,6 +190,7 @@ impl Observer {
                 seen_ms: ms,
                 first_task_ms: None,
                 last_ms: ms,
+                ended_ms: None,
             });
             j.last_ms = ms;
             if started && j.first_task_ms.is_none() {

@@ -101,9 +101,11 @@ async fn short_beside_long(scheduler: &str) -> (u64, Duration, Duration) {
         .unwrap()
         .values()
         .find(|j| j["pool"] == "adhoc")
-        .unwrap()
+        .unwrap_or_else(|| panic!("the short query was never seen: {obs}"))
         .clone();
-    let wait = job["first_task_ms"].as_u64().unwrap() - job["seen_ms"].as_u64().unwrap();
+    let first = job["first_task_ms"].as_u64();
+    let wait =
+        first.unwrap_or_else(|| panic!("no first task: {job}")) - job["seen_ms"].as_u64().unwrap();
     eprintln!("{scheduler}: short query waited {wait} ms for its first task, took {short_time:?}; long query {long_time:?}");
     (wait, short_time, long_time)
 }
