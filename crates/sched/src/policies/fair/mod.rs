@@ -33,6 +33,7 @@
 
 pub mod alloc;
 pub mod preempt;
+pub mod ready;
 pub mod space;
 pub mod tree;
 

@@ -10,9 +10,9 @@
 //! The order is kept incrementally so that a heartbeat costs O(depth x log
 //! n) plus the jobs it visits, not a sort of every pool and job (the
 //! assignment-latency target is 10 us with 1,000 pools and 10,000 jobs):
-//! every node keeps, per slot kind, an ordered set of its children that
-//! could take a task now, keyed by the comparator of its scheduling mode.
-//! A change in a job's counts re-keys the job and its ancestors only.
+//! every node keeps, per slot kind, the children that could take a task
+//! now, sorted by the comparator of its scheduling mode ([`Ready`]). A
+//! change in a job's counts re-keys the job and its ancestors only.
 //!
 //! Fair comparator (HFS, prior-work.md §6.3): children below their minimum
 //! share come first, most below (running / min) first; then the others by
@@ -21,10 +21,10 @@
 //! time. FIFO comparator: priority, then submit time.
 
 use super::alloc::Mode;
+use super::ready::Ready;
 use crate::share::{fair_shares, Claim};
 use mrsched_model::{JobId, Priority, Time};
 use rustc_hash::FxHashMap;
-use std::collections::BTreeSet;
 
 /// Map slots.
 pub const MAP: usize = 0;
@@ -79,7 +79,7 @@ pub struct TreeNode {
     /// Fair share per kind at the last share update.
     pub share: [f64; 2],
     /// Children that could take a task now, in order, per kind.
-    pub ready: [BTreeSet<Key>; 2],
+    pub ready: [Ready; 2],
     /// This node's key in its parent's `ready`, per kind.
     pub key: [Option<Key>; 2],
     /// Runnable jobs in the subtree.
@@ -107,7 +107,7 @@ impl TreeNode {
             pending: [0; 2],
             demand: [0.0; 2],
             share: [0.0; 2],
-            ready: [BTreeSet::new(), BTreeSet::new()],
+            ready: [Ready::default(), Ready::default()],
             key: [None, None],
             jobs: 0,
             max_jobs: None,
@@ -357,13 +357,7 @@ impl Tree {
             let new = self.eligible(i, k).then(|| self.key_of(i, k));
             let old = self.nodes[i as usize].key[k];
             if new != old {
-                let p = &mut self.nodes[parent as usize];
-                if let Some(o) = old {
-                    p.ready[k].remove(&o);
-                }
-                if let Some(n) = new {
-                    p.ready[k].insert(n);
-                }
+                self.nodes[parent as usize].ready[k].replace(old, new);
                 self.nodes[i as usize].key[k] = new;
             }
         }
@@ -383,17 +377,25 @@ impl Tree {
         self.rekey_rec(0);
     }
 
-    /// Bring every node's place in its parent's order up to date, children
-    /// before parents (a pool's eligibility depends on its children). Only
-    /// keys that changed touch the ordered sets, so a recomputation that
-    /// moves few shares costs little more than the traversal.
+    /// Rebuild every node's order of its children, children before parents
+    /// (a pool's eligibility depends on its children). Every key may have
+    /// moved, so each order is rebuilt and sorted once rather than moved
+    /// key by key.
     fn rekey_rec(&mut self, i: u32) {
         let kids = std::mem::take(&mut self.nodes[i as usize].children);
         for &c in &kids {
             self.rekey_rec(c);
         }
+        for k in 0..2 {
+            for &c in &kids {
+                let key = self.eligible(c, k).then(|| self.key_of(c, k));
+                self.nodes[c as usize].key[k] = key;
+            }
+            let mut ready = std::mem::take(&mut self.nodes[i as usize].ready[k]);
+            ready.rebuild(kids.iter().filter_map(|&c| self.nodes[c as usize].key[k]));
+            self.nodes[i as usize].ready[k] = ready;
+        }
         self.nodes[i as usize].children = kids;
-        self.rekey(i);
     }
 
     fn demand_rec(&mut self, i: u32) {
@@ -473,7 +475,7 @@ impl Tree {
         if n.is_job() {
             return f(i);
         }
-        for key in &n.ready[k] {
+        for key in n.ready[k].iter() {
             if let Some(r) = self.walk(key.3, k, f) {
                 return Some(r);
             }
