@@ -634,7 +634,10 @@ impl Scheduler for FairScheduler {
 
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
         match ev {
-            StateEvent::JobAdmitted(j) => self.admit(st, *j),
+            StateEvent::JobAdmitted(j) => {
+                self.space.note_job(st, *j);
+                self.admit(st, *j)
+            }
             StateEvent::JobEnded(j) => self.ended(st, *j),
             StateEvent::AttemptEnded(a) => {
                 for t in a.tasks() {
@@ -642,8 +645,12 @@ impl Scheduler for FairScheduler {
                 }
                 self.demand_dirty = true;
             }
+            StateEvent::TasksAdded(j) => {
+                self.space.note_job(st, *j);
+                self.dirty.push(*j);
+                self.demand_dirty = true;
+            }
             StateEvent::MapsDone(j)
-            | StateEvent::TasksAdded(j)
             | StateEvent::ReducesReady(j)
             | StateEvent::MapOutputLost { job: j, .. } => {
                 self.dirty.push(*j);

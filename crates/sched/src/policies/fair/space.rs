@@ -38,6 +38,10 @@ pub struct Space {
     pub enabled: bool,
     victim: Victim,
     pending: Vec<(JobId, NodeId)>,
+    /// The largest output of any map of any job admitted, MB: with the
+    /// number of maps running on a node it bounds their outputs, so most
+    /// checks need not add them up.
+    max_out: f64,
     /// Earliest time a node is examined again for a victim.
     next_look: FxHashMap<NodeId, Time>,
     /// Map launches refused for space.
@@ -59,9 +63,20 @@ impl Space {
             enabled: st_disks,
             victim,
             pending: Vec::new(),
+            max_out: 0.0,
             next_look: FxHashMap::default(),
             refusals: 0,
             evictions: 0,
+        }
+    }
+
+    /// Note the map outputs of job `j` (admitted, or given more maps).
+    pub fn note_job(&mut self, st: &ClusterState, j: JobId) {
+        let spec = &st.job(j).spec;
+        if self.enabled && !spec.reduces.is_empty() {
+            for m in spec.maps.iter() {
+                self.max_out = self.max_out.max(cost::map_output_mb(spec, &m));
+            }
         }
     }
 
@@ -78,6 +93,13 @@ impl Space {
             return true;
         }
         let out = cost::map_output_mb(spec, &spec.maps.at(task as usize));
+        // The Fair Scheduler launches one task per map attempt, each of a
+        // noted job: the running maps' outputs are at most `max_out` each.
+        // Without the tolerance, so the exact sum below could not differ.
+        let ns = st.node(node);
+        if ns.intermediate_mb + out + ns.running_maps as f64 * self.max_out <= cap {
+            return true;
+        }
         let running: f64 = st
             .attempts_on(node)
             .filter(|a| a.kind == TaskKind::Map)
