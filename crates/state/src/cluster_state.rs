@@ -408,7 +408,7 @@ impl ClusterState {
         if j.map_counts.pending == 0 || j.status != JobStatus::Running {
             return None;
         }
-        let pending = |t: u32| j.maps[t as usize].status == TaskStatus::Pending;
+        let pending = |t: u32| j.map_is_pending(t);
         let mut idx = j.index.borrow_mut();
         if let Some(t) = idx.node(n, pending) {
             return Some((t, Locality::Node));
@@ -871,6 +871,9 @@ impl ClusterState {
             } else {
                 self.rider_pos.insert((id, k as u32), pos);
             }
+            if kind == TaskKind::Map {
+                jm.set_map_pending(rt, false);
+            }
             let (t, counts) = match kind {
                 TaskKind::Map => (&mut jm.maps[rt as usize], &mut jm.map_counts),
                 TaskKind::Reduce => (&mut jm.reduces[rt as usize], &mut jm.reduce_counts),
@@ -940,6 +943,7 @@ impl ClusterState {
         }
         Arc::make_mut(&mut job.spec).maps.extend(maps);
         job.maps.extend((0..added).map(|_| Task::new()));
+        crate::job::grow_bits(&mut job.map_pending, first as usize, job.maps.len());
         if job.status == JobStatus::Running {
             job.map_counts.pending += added;
             self.pending_maps_total += added as u64;
@@ -966,6 +970,7 @@ impl ClusterState {
         if !pending {
             return Err(StateError(format!("{j} map {t} is not pending")));
         }
+        jm.set_map_pending(t, false);
         let task = &mut jm.maps[t as usize];
         task.status = TaskStatus::Done;
         task.start = now;
@@ -1419,6 +1424,7 @@ impl ClusterState {
         counts.pending += 1;
         match kind {
             TaskKind::Map => {
+                jm.set_map_pending(t, true);
                 self.pending_maps_total += 1;
                 self.index_map(j, t);
             }
@@ -1684,6 +1690,7 @@ impl ClusterState {
         if jm.released.is_none() {
             jm.released = Some(jm.task_totals());
             jm.maps = Vec::new();
+            jm.map_pending = Vec::new();
             jm.reduces = Vec::new();
             jm.dataset_offsets = Vec::new();
             jm.running = Vec::new();
@@ -1742,6 +1749,7 @@ impl ClusterState {
         }
         let task = &mut jm.maps[t as usize];
         task.status = TaskStatus::Pending;
+        jm.set_map_pending(t, true);
         jm.map_counts.done -= 1;
         jm.map_counts.pending += 1;
         jm.maps_done_at = None;

@@ -203,6 +203,11 @@ pub struct Job {
     /// Pending-task lookups (interior mutability: lookups drop stale
     /// entries lazily; see [`crate::index`]).
     pub(crate) index: RefCell<LocalityIndex>,
+    /// Bit `t` set while map `t` is pending. The locality index's lookups
+    /// skip entries of tasks launched from another row; asking these bits
+    /// (a word per 64 maps, hot while the job runs) instead of each task's
+    /// record saves a cache miss per stale entry on large jobs.
+    pub(crate) map_pending: Vec<u64>,
     /// Set when the task records of this ended job were released: `maps`
     /// and `reduces` are empty and these are their totals.
     pub released: Option<TaskTotals>,
@@ -211,9 +216,49 @@ pub struct Job {
     pub(crate) explicit_reduces: bool,
 }
 
+/// Set bits `from..to` of `bits`, growing it to hold them.
+pub(crate) fn grow_bits(bits: &mut Vec<u64>, from: usize, to: usize) {
+    bits.resize(to.div_ceil(64), 0);
+    for t in from..to {
+        bits[t / 64] |= 1 << (t % 64);
+    }
+}
+
 impl Job {
+    /// Whether map `t` is pending (its bit; the same as its record says).
+    #[inline]
+    pub(crate) fn map_is_pending(&self, t: u32) -> bool {
+        let t = t as usize;
+        let on = self
+            .map_pending
+            .get(t / 64)
+            .is_some_and(|w| w >> (t % 64) & 1 == 1);
+        debug_assert_eq!(
+            on,
+            self.maps
+                .get(t)
+                .is_some_and(|x| x.status == TaskStatus::Pending),
+            "{} map {t}: pending bit and record disagree",
+            self.id
+        );
+        on
+    }
+
+    /// Record whether map `t` is pending (beside its record's status).
+    #[inline]
+    pub(crate) fn set_map_pending(&mut self, t: u32, pending: bool) {
+        let t = t as usize;
+        if pending {
+            self.map_pending[t / 64] |= 1 << (t % 64);
+        } else {
+            self.map_pending[t / 64] &= !(1 << (t % 64));
+        }
+    }
+
     pub(crate) fn new(id: JobId, spec: Arc<JobSpec>, submitted: Time) -> Job {
         let maps = (0..spec.maps.len()).map(|_| Task::new()).collect();
+        let mut map_pending = Vec::new();
+        grow_bits(&mut map_pending, 0, spec.maps.len());
         let reduces = (0..spec.reduces.len()).map(|_| Task::new()).collect();
         let dataset_offsets = spec
             .maps
@@ -236,6 +281,7 @@ impl Job {
             map_counts: Counts::default(),
             reduce_counts: Counts::default(),
             maps,
+            map_pending,
             reduces,
             reduces_ready: false,
             stats: TaskStats::default(),
