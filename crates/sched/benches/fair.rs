@@ -8,7 +8,10 @@
 //!
 //! Measured (release, idle 2-core development machine): `fair` p50 1.5 us,
 //! p99 2.2 us; `fair+delay` p50 2.7-3.2 us, p99 7.1-9.4 us; recomputation
-//! 0.60-0.70 ms, also when every share moves. See `docs/policies/fair.md`.
+//! 0.60-0.70 ms, also when every share moves. With the sorted-vector order
+//! (one later sitting): `fair` p50 1.26 us, p99 1.83 us; `fair+delay` p50
+//! 1.90 us, p99 4.52 us; recomputation 0.51 ms (0.60 ms with delay
+//! scheduling). See `docs/policies/fair.md`.
 //!
 //! `cargo bench -p mrsched-sched --bench fair` first prints the latency
 //! percentiles of 20,000 steady-state assignments (a task ends, its node
