@@ -150,19 +150,7 @@ impl Grid {
     }
 }
 
-/// Bits of a rank-ordered node set.
-pub(crate) fn bit(bits: &[u64], r: usize) -> bool {
-    bits[r / 64] >> (r % 64) & 1 == 1
-}
-
-/// Set or clear bit `r`.
-pub(crate) fn set_bit(bits: &mut [u64], r: usize, on: bool) {
-    if on {
-        bits[r / 64] |= 1 << (r % 64);
-    } else {
-        bits[r / 64] &= !(1 << (r % 64));
-    }
-}
+pub(crate) use mrsched_state::bits::{bit, set_bit};
 
 /// The nodes one wake-up queued, their heartbeats computed as time reaches
 /// them (see the module documentation).

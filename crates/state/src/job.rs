@@ -220,7 +220,7 @@ pub struct Job {
 pub(crate) fn grow_bits(bits: &mut Vec<u64>, from: usize, to: usize) {
     bits.resize(to.div_ceil(64), 0);
     for t in from..to {
-        bits[t / 64] |= 1 << (t % 64);
+        crate::bits::set_bit(bits, t, true);
     }
 }
 
@@ -229,10 +229,7 @@ impl Job {
     #[inline]
     pub(crate) fn map_is_pending(&self, t: u32) -> bool {
         let t = t as usize;
-        let on = self
-            .map_pending
-            .get(t / 64)
-            .is_some_and(|w| w >> (t % 64) & 1 == 1);
+        let on = crate::bits::bit(&self.map_pending, t);
         debug_assert_eq!(
             on,
             self.maps
@@ -247,12 +244,7 @@ impl Job {
     /// Record whether map `t` is pending (beside its record's status).
     #[inline]
     pub(crate) fn set_map_pending(&mut self, t: u32, pending: bool) {
-        let t = t as usize;
-        if pending {
-            self.map_pending[t / 64] |= 1 << (t % 64);
-        } else {
-            self.map_pending[t / 64] &= !(1 << (t % 64));
-        }
+        crate::bits::set_bit(&mut self.map_pending, t as usize, pending);
     }
 
     pub(crate) fn new(id: JobId, spec: Arc<JobSpec>, submitted: Time) -> Job {

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod attempt;
+pub mod bits;
 pub mod blocks;
 mod cluster_state;
 pub mod events;
