@@ -91,6 +91,9 @@ pub fn pools_table(p: &mrsched_sched::PoolsView) -> String {
                 format!("{:.1}", x.min_share),
                 format!("{:.1}", x.fair_share),
                 format!("{:.0}", x.demand),
+                format!("{:.1}", x.oldest_wait_s),
+                format!("{:.1}", x.starved_s),
+                x.preemptions.to_string(),
             ]
         })
         .collect();
@@ -107,9 +110,14 @@ pub fn pools_table(p: &mrsched_sched::PoolsView) -> String {
             "min_share",
             "fair_share",
             "demand",
+            "oldest_wait_s",
+            "starved_s",
+            "preempted",
         ],
         &rows,
-        &[false, true, true, true, true, true, true, true, true, true],
+        &[
+            false, true, true, true, true, true, true, true, true, true, true, true, true,
+        ],
     ));
     for (k, v) in &p.stats {
         out.push_str(&format!("{k} = {v}\n"));

@@ -36,6 +36,19 @@ pub struct PoolView {
     /// launchable maps (policies with pools).
     #[serde(default)]
     pub demand: f64,
+    /// Age of the pool's oldest waiting task, seconds: the time since the
+    /// earliest-submitted of its jobs with a pending map was submitted (a
+    /// map never launched has waited since then); 0 when nothing waits.
+    #[serde(default)]
+    pub oldest_wait_s: f64,
+    /// How long the pool has been starved (below its min-share or
+    /// fair-share target, the preemption clocks), seconds; 0 when it is not
+    /// or the policy does not preempt.
+    #[serde(default)]
+    pub starved_s: f64,
+    /// Attempts the policy has killed so that this pool gets its share.
+    #[serde(default)]
+    pub preemptions: u64,
 }
 
 fn one() -> f64 {
@@ -69,7 +82,11 @@ impl PoolsView {
             min_share: 0.0,
             fair_share: 0.0,
             demand: 0.0,
+            oldest_wait_s: 0.0,
+            starved_s: 0.0,
+            preemptions: 0,
         };
+        let now = st.now();
         for &j in st.active_jobs() {
             let job = st.job(j);
             let name = sched.pool_of(st, j);
@@ -79,6 +96,10 @@ impl PoolsView {
             p.running_reduces += job.reduce_counts.running;
             p.pending_maps += job.map_counts.pending;
             p.pending_reduces += job.reduce_counts.pending;
+            if job.map_counts.pending > 0 {
+                let waited = now.saturating_sub(job.submitted).as_secs_f64();
+                p.oldest_wait_s = p.oldest_wait_s.max(waited);
+            }
         }
         for PoolShare {
             name,
@@ -86,6 +107,8 @@ impl PoolsView {
             min_share,
             fair_share,
             demand,
+            starved_since,
+            preemptions,
         } in sched.pool_shares()
         {
             let p = pools.entry(name.clone()).or_insert_with(|| blank(name));
@@ -93,6 +116,8 @@ impl PoolsView {
             p.min_share = min_share[0];
             p.fair_share = fair_share[0];
             p.demand = demand[0];
+            p.starved_s = starved_since.map_or(0.0, |t| now.saturating_sub(t).as_secs_f64());
+            p.preemptions = preemptions;
         }
         PoolsView {
             scheduler: label.to_string(),

@@ -73,6 +73,11 @@ pub struct PoolShare {
     pub fair_share: [f64; 2],
     /// Demand at the last share update (running + launchable), slots.
     pub demand: [f64; 2],
+    /// Since when the pool has been below its min-share or fair-share
+    /// target (the preemption clocks), if it is and the policy preempts.
+    pub starved_since: Option<Time>,
+    /// Attempts the policy has killed so that this pool gets its share.
+    pub preemptions: u64,
 }
 
 /// A scheduling policy.

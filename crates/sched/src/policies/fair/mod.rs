@@ -786,6 +786,8 @@ impl Scheduler for FairScheduler {
                     min_share: n.min,
                     fair_share: n.share,
                     demand: n.demand,
+                    starved_since: self.preempt.starved_since(p),
+                    preemptions: self.preempt.kills_for(p),
                 }
             })
             .collect();

@@ -79,6 +79,8 @@ pub struct Preemptor {
     pub kills: u64,
     /// Reserved slots used by their pool.
     pub reservations_used: u64,
+    /// Attempts killed for each starved pool (tree node), for pool views.
+    kills_for: FxHashMap<u32, u64>,
 }
 
 fn floor_share(s: f64) -> f64 {
@@ -95,6 +97,7 @@ impl Preemptor {
             outstanding: FxHashMap::default(),
             kills: 0,
             reservations_used: 0,
+            kills_for: FxHashMap::default(),
         }
     }
 
@@ -137,6 +140,21 @@ impl Preemptor {
         } else {
             s.fair_since = None;
         }
+    }
+
+    /// Since when pool `p` has been starved (below its min-share or
+    /// fair-share target, for either slot kind), if it is.
+    pub fn starved_since(&self, p: u32) -> Option<Time> {
+        (0..2)
+            .filter_map(|k| self.starve.get(&(p, k)))
+            .flat_map(|s| [s.min_since, s.fair_since])
+            .flatten()
+            .min()
+    }
+
+    /// Attempts killed so far so that pool `p` gets its share.
+    pub fn kills_for(&self, p: u32) -> u64 {
+        self.kills_for.get(&p).copied().unwrap_or(0)
     }
 
     /// Forget a pool's clocks (it lost its last job).
@@ -211,6 +229,7 @@ impl Preemptor {
                     killed.insert(a);
                     out.push(a);
                     self.kills += 1;
+                    *self.kills_for.entry(p).or_default() += 1;
                     *self.outstanding.entry((p, k)).or_default() += 1;
                     self.reservations
                         .entry(node)

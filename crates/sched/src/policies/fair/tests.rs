@@ -206,6 +206,19 @@ fn min_share_preemption_kills_newest_tasks_and_keeps_victims_at_share() {
     st.advance_to(Time::from_secs(40));
     let kills = s.on_timer(&st);
     assert_eq!(kills.len(), 10, "{kills:?}");
+    // The pool view shows the starvation clock, the kills made for the pool
+    // and how long its oldest map has waited (all since prod's arrival).
+    let view = crate::pools::PoolsView::build(&st, &s, "fair");
+    let p = view.pools.iter().find(|p| p.name == "prod").unwrap();
+    assert_eq!(
+        (p.starved_s, p.preemptions, p.oldest_wait_s),
+        (30.0, 10, 30.0)
+    );
+    let a = view.pools.iter().find(|p| p.name == "a").unwrap();
+    assert_eq!(
+        (a.starved_s, a.preemptions, a.oldest_wait_s),
+        (0.0, 0, 40.0)
+    );
     // Shares: prod 10, a 5, b 5. Pool a (12 running) may lose 7, pool b (8)
     // 3: the newest tasks are b's, then a's.
     let mut from = FxHashMap::default();
