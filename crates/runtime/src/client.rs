@@ -120,6 +120,24 @@ impl Client {
             .await
     }
 
+    /// A job's attempts, ended then running.
+    pub async fn attempts(&self, id: u32) -> Res<Vec<AttemptView>> {
+        self.send(self.req(reqwest::Method::GET, &format!("/api/jobs/{id}/attempts")))
+            .await
+    }
+
+    /// The workers.
+    pub async fn workers(&self) -> Res<Vec<WorkerView>> {
+        self.send(self.req(reqwest::Method::GET, "/api/workers"))
+            .await
+    }
+
+    /// The pools' running slots over the last hour.
+    pub async fn pool_history(&self) -> Res<PoolHistory> {
+        self.send(self.req(reqwest::Method::GET, "/api/pools/history"))
+            .await
+    }
+
     /// Pools.
     pub async fn pools(&self) -> Res<PoolsView> {
         self.send(self.req(reqwest::Method::GET, "/api/pools"))

@@ -229,6 +229,65 @@ pub struct JobView {
     pub locality: [u32; 3],
     /// Maps that read their block from their own disk / from another worker.
     pub reads: [u32; 2],
+    /// Seconds since the cluster started, at its first launch.
+    #[serde(default)]
+    pub started_s: Option<f64>,
+    /// Deadline, seconds after submission (hard, admission-controlled).
+    #[serde(default)]
+    pub deadline_s: Option<f64>,
+    /// Completion-time goal, seconds after submission.
+    #[serde(default)]
+    pub goal_s: Option<f64>,
+}
+
+/// One attempt of a job, running or ended.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AttemptView {
+    /// Attempt id.
+    pub id: u64,
+    /// `map` or `reduce`.
+    pub kind: String,
+    /// Task index.
+    pub task: u32,
+    /// Worker name.
+    pub node: String,
+    /// `node`, `rack` or `off-rack` (maps; reduces are `-`).
+    pub locality: String,
+    /// `running`, `succeeded`, `failed`, `killed` or `lost`.
+    pub state: String,
+    /// Seconds since the cluster started, at launch.
+    pub start_s: f64,
+    /// At the end, if ended.
+    pub end_s: Option<f64>,
+}
+
+/// A worker as users see it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WorkerView {
+    /// Name.
+    pub name: String,
+    /// Rack.
+    pub rack: String,
+    /// Registered and heartbeating (false: lost).
+    pub alive: bool,
+    /// Map slots in use / in all.
+    pub maps: [u32; 2],
+    /// Reduce slots in use / in all.
+    pub reduces: [u32; 2],
+    /// Block-store blocks it holds a replica of.
+    pub blocks: u32,
+    /// Seconds since its last heartbeat.
+    pub heartbeat_age_s: f64,
+}
+
+/// Running slots of every pool over the last hour, sampled every few
+/// seconds.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PoolHistory {
+    /// Sample times, seconds since the cluster started.
+    pub t_s: Vec<f64>,
+    /// Per pool, running slots (maps and reduces) at each sample.
+    pub pools: std::collections::BTreeMap<String, Vec<u32>>,
 }
 
 /// The answer to a submission.

@@ -7,6 +7,7 @@
 //! talk to workers, outside the lock.
 
 pub mod core;
+mod ui;
 
 use self::core::{ApiError, BlockMeta, Core, MasterSettings, SchedulerFactory, User};
 use crate::journal::Journal;
@@ -136,6 +137,7 @@ struct Shared {
     client: reqwest::Client,
     uploads: Mutex<HashMap<u64, Upload>>,
     next_upload: AtomicU64,
+    sessions: ui::Sessions,
 }
 
 type S = State<Arc<Shared>>;
@@ -247,6 +249,21 @@ async fn kill(State(s): S, h: HeaderMap, Path(id): Path<u32>) -> R<JobView> {
 async fn pools(State(s): S, h: HeaderMap) -> R<PoolsView> {
     user_auth(&s, &h)?;
     lock(&s).pools().map(Json)
+}
+
+async fn attempts(State(s): S, h: HeaderMap, Path(id): Path<u32>) -> R<Vec<AttemptView>> {
+    user_auth(&s, &h)?;
+    lock(&s).attempts(id).map(Json)
+}
+
+async fn pool_history(State(s): S, h: HeaderMap) -> R<PoolHistory> {
+    user_auth(&s, &h)?;
+    Ok(Json(lock(&s).pool_history()))
+}
+
+async fn workers(State(s): S, h: HeaderMap) -> R<Vec<WorkerView>> {
+    user_auth(&s, &h)?;
+    Ok(Json(lock(&s).workers()))
 }
 
 async fn report(State(s): S, h: HeaderMap) -> R<mrsched_metrics::Report> {
@@ -403,13 +420,17 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/api/jobs", post(submit).get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/kill", post(kill))
+        .route("/api/jobs/{id}/attempts", get(attempts))
         .route("/api/pools", get(pools))
+        .route("/api/pools/history", get(pool_history))
+        .route("/api/workers", get(workers))
         .route("/api/report", get(report))
         .route("/api/dfs/files", get(dfs_ls).post(dfs_create))
         .route("/api/dfs/files/{name}", get(dfs_stat).delete(dfs_rm))
         .route("/api/dfs/uploads/{id}", post(dfs_block).delete(dfs_abort))
         .route("/api/dfs/uploads/{id}/commit", post(dfs_commit))
         .route("/api/dfs/blocks/{id}", get(dfs_read_block))
+        .merge(ui::routes())
         .layer(DefaultBodyLimit::max(1 << 30))
         .with_state(shared)
 }
@@ -446,6 +467,7 @@ pub async fn run_master(
         client,
         uploads: Mutex::new(HashMap::new()),
         next_upload: AtomicU64::new(0),
+        sessions: ui::Sessions::default(),
     });
     let ticker = {
         let s = shared.clone();

@@ -11,6 +11,8 @@ use mrsched_sched::SchedulerConfig;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
+pub mod browser;
+
 pub const SECRET: &str = "test-secret-0123456789";
 pub const ALICE: &str = "alice-token-0123456789";
 pub const BOB: &str = "bob-token-0123456789ab";

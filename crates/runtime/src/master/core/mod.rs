@@ -21,7 +21,7 @@ use mrsched_model::{
 };
 use mrsched_sched::{Admission, Driver, Hooks, Scheduler, SchedulerConfig};
 use mrsched_state::{
-    AttemptStatus, ClusterState, DatasetBlocks, JobStatus, Launch, StateEvent, TaskStatus,
+    Attempt, AttemptStatus, ClusterState, DatasetBlocks, JobStatus, Launch, StateEvent, TaskStatus,
 };
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -29,6 +29,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 mod dfs;
 mod replay;
 mod users;
+mod views;
 mod workers;
 
 /// A user of the API.
@@ -178,6 +179,8 @@ pub struct JobMeta {
     pub reduce_out: Vec<Option<(u64, u64, Vec<u32>)>>,
     /// Maps that read locally / remotely.
     pub reads: [u32; 2],
+    /// Its ended attempts, in the order they ended (the job page).
+    pub ended: Vec<Attempt>,
 }
 
 /// A block of a file.
@@ -231,6 +234,8 @@ pub struct Book {
     pub decisions: LatencyHistogram,
     /// Timeline.
     pub samples: Vec<Sample>,
+    /// Running slots per pool over the last hour (the web UI's chart).
+    pub pool_history: views::PoolHistoryLog,
     wakeups: Vec<(Time, JobId)>,
     /// Launches the state refused (scheduler bugs), with reasons.
     pub refused: Vec<String>,
@@ -420,6 +425,11 @@ impl Hooks for Book {
         match ev {
             StateEvent::AttemptEnded(att) => {
                 self.reduce_blocks.remove(&att.id);
+                if let Some(m) = self.jobs.get_mut(att.job.idx()) {
+                    let mut a = att.clone();
+                    a.riders = Vec::new();
+                    m.ended.push(a);
+                }
                 // Preemption, a user kill or a job's end: stop it on its
                 // worker. (Failed attempts were reported by the worker; lost
                 // ones died with it.)
@@ -577,6 +587,7 @@ impl Core {
                 heartbeat_total_ns: LatencyHistogram::new(),
                 decisions: LatencyHistogram::new(),
                 samples: Vec::new(),
+                pool_history: views::PoolHistoryLog::default(),
                 wakeups: Vec::new(),
                 refused: Vec::new(),
                 records: Vec::new(),

@@ -166,6 +166,7 @@ impl Core {
             map_out: vec![None; nmaps],
             reduce_out: vec![None; jf.reduces as usize],
             reads: [0, 0],
+            ended: Vec::new(),
         });
         let (j, decision) = match replay {
             None => f
@@ -249,6 +250,9 @@ impl Core {
             output: m.output.clone(),
             locality: loc,
             reads: m.reads,
+            started_s: j.first_launch.map(|t| t.as_secs_f64()),
+            deadline_s: j.spec.deadline.map(|t| t.as_secs_f64()),
+            goal_s: j.spec.goal.map(|t| t.as_secs_f64()),
         })
     }
 

@@ -437,6 +437,7 @@ impl Core {
                 running_jobs: f.st.active_jobs().len() as u32,
                 intermediate_mb: f.st.intermediate_mb(),
             });
+            self.sample_pools(now);
         }
         self.settle();
         self.commit_lazy()
