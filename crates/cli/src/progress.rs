@@ -148,6 +148,11 @@ pub fn bytes_bar(total: Option<u64>) -> ProgressBar {
             .expect("valid template")
             .progress_chars("=> "),
     );
+    // A block of 64 MB takes a while: keep the time and the spinner moving
+    // between blocks (a ticker thread, only when the line is drawn).
+    if !pb.is_hidden() {
+        pb.enable_steady_tick(Duration::from_millis(250));
+    }
     pb
 }
 
