@@ -682,54 +682,58 @@ pub fn parse_size(s: &str) -> Option<u64> {
     (v.is_finite() && v >= 1.0 / mul as f64).then_some((v * mul as f64) as u64)
 }
 
+/// `dfs put`: the upload, with a line of bytes stored and the rate on a
+/// terminal.
+async fn dfs_put(a: PutArgs) -> Result<()> {
+    let block = parse_size(&a.block_size)
+        .filter(|b| *b > 0)
+        .ok_or_else(|| {
+            usage(format!(
+                "--block-size: `{}` is not a size such as 64M",
+                a.block_size
+            ))
+        })?;
+    let c = a.conn.client();
+    let (mut r, total): (Box<dyn std::io::BufRead>, Option<u64>) = if a.file.as_os_str() == "-" {
+        (Box::new(std::io::stdin().lock()), None)
+    } else {
+        let file = std::fs::File::open(&a.file)
+            .map_err(|e| usage(format!("{}: cannot read file: {e}", a.file.display())))?;
+        // A regular file's size is the line's total; a pipe's is not known.
+        let total = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        (
+            Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
+            total,
+        )
+    };
+    let pb = progress::bytes_bar(total);
+    pb.tick();
+    let put = c
+        .put_with_progress(&mut r, &a.name, block, a.replication, &mut |n| {
+            pb.set_position(n)
+        })
+        .await;
+    match &put {
+        Ok(_) => pb.finish(),
+        Err(_) => pb.finish_and_clear(),
+    }
+    let f = put.map_err(api)?;
+    match a.conn.format {
+        LiveFormat::Json => print_json(&f),
+        LiveFormat::Table => {
+            println!("{}: {} bytes in {} blocks", f.name, f.bytes, f.blocks.len());
+            Ok(())
+        }
+    }
+}
+
 async fn dfs(d: DfsCommand) -> Result<()> {
     match d {
-        DfsCommand::Put(a) => {
-            let block = parse_size(&a.block_size)
-                .filter(|b| *b > 0)
-                .ok_or_else(|| {
-                    usage(format!(
-                        "--block-size: `{}` is not a size such as 64M",
-                        a.block_size
-                    ))
-                })?;
-            let c = a.conn.client();
-            let (mut r, total): (Box<dyn std::io::BufRead>, Option<u64>) = if a.file.as_os_str()
-                == "-"
-            {
-                (Box::new(std::io::stdin().lock()), None)
-            } else {
-                let file = std::fs::File::open(&a.file)
-                    .map_err(|e| usage(format!("{}: cannot read file: {e}", a.file.display())))?;
-                // A regular file's size is the bar's total; a pipe's is not known.
-                let total = file
-                    .metadata()
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| m.len());
-                let r = std::io::BufReader::with_capacity(1 << 20, file);
-                (Box::new(r), total)
-            };
-            let pb = progress::bytes_bar(total);
-            pb.tick();
-            let put = c
-                .put_with_progress(&mut r, &a.name, block, a.replication, &mut |n| {
-                    pb.set_position(n)
-                })
-                .await;
-            match &put {
-                Ok(_) => pb.finish(),
-                Err(_) => pb.finish_and_clear(),
-            }
-            let f = put.map_err(api)?;
-            match a.conn.format {
-                LiveFormat::Json => print_json(&f),
-                LiveFormat::Table => {
-                    println!("{}: {} bytes in {} blocks", f.name, f.bytes, f.blocks.len());
-                    Ok(())
-                }
-            }
-        }
+        DfsCommand::Put(a) => dfs_put(a).await,
         DfsCommand::Ls(a) => {
             let fs = a.client().ls().await.map_err(api)?;
             match a.format {
