@@ -157,6 +157,10 @@ pub struct CompareArgs {
     /// Write response-time CDF, utilisation and intermediate-data SVGs here.
     #[arg(long)]
     pub plots: Option<PathBuf>,
+    /// Write one self-contained HTML page: the inputs, the comparison table
+    /// and the three figures of `--plots`, inline.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// `mrsched reproduce`.

@@ -5,7 +5,7 @@ use crate::progress;
 use mrsched_metrics::output::{
     compare_csv, compare_table, jobs_csv, render_table_aligned, summary_text,
 };
-use mrsched_metrics::{plot, Report};
+use mrsched_metrics::{html, plot, Report};
 use mrsched_model::{Cluster, Format as DocFormat, InputErrors, Source, Workload};
 use mrsched_sched::policies::fair::alloc::Allocations;
 use mrsched_sched::{config, SchedulerConfig};
@@ -311,6 +311,16 @@ fn compare(a: CompareArgs) -> Result<()> {
         }
     }
     errs.into_result(())?;
+    if let Some(p) = &a.html {
+        // Refuse a page that cannot be written before the runs, not after.
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) || p.is_dir() {
+            return Err(usage(format!(
+                "--html {}: not a file in an existing directory",
+                p.display()
+            )));
+        }
+    }
     let (cluster, workload) = inputs(&a.run)?;
     check_budget(
         &a.run,
@@ -333,11 +343,19 @@ fn compare(a: CompareArgs) -> Result<()> {
         plot::utilization_timeline(&dir.join("utilization.svg"), &reports).map_err(fail)?;
         plot::intermediate_timeline(&dir.join("intermediate.svg"), &reports).map_err(fail)?;
     }
+    if let Some(p) = &a.html {
+        let labels: Vec<String> = names.iter().map(|n| n.trim().to_string()).collect();
+        let page = html::compare_html(&command_line(), &labels, &reports).map_err(fail)?;
+        std::fs::write(p, page).map_err(|e| fail(format!("{}: {e}", p.display())))?;
+    }
     match a.run.format {
         Format::Table => {
             out(&compare_table(&reports));
             if let Some(dir) = &a.plots {
                 out(&format!("figures: {}\n", dir.display()));
+            }
+            if let Some(p) = &a.html {
+                out(&format!("report: {}\n", p.display()));
             }
         }
         Format::Json => print_json(&serde_json::json!({
@@ -349,6 +367,34 @@ fn compare(a: CompareArgs) -> Result<()> {
         Format::Csv => out(&compare_csv(&reports)),
     }
     Ok(())
+}
+
+/// This process's command line as a shell would take it back: arguments
+/// with spaces or quotes in single quotes.
+fn command_line() -> String {
+    let mut args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
+    let exe = args
+        .next()
+        .and_then(|a| {
+            Path::new(&a)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "mrsched".into());
+    let quoted = args.map(|a| {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./,=+:@%".contains(c));
+        if plain {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    });
+    std::iter::once(exe)
+        .chain(quoted)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn reproduce(a: ReproduceArgs) -> Result<()> {

@@ -6,6 +6,7 @@
 //! `MRSCHED_TOKEN`.
 
 use crate::commands::CliError;
+use crate::progress;
 use clap::{Args, Subcommand, ValueEnum};
 use mrsched_metrics::output::{render_table_aligned, summary_text};
 use mrsched_model::{Format as DocFormat, Source};
@@ -578,10 +579,14 @@ async fn submit(a: SubmitArgs) -> Result<()> {
         )));
     }
     if a.wait {
-        let j = c
-            .wait(s.id, Duration::from_secs(365 * 86_400))
-            .await
-            .map_err(api)?;
+        let pb = progress::job_bar(s.id);
+        let waited = c
+            .wait_with_progress(s.id, Duration::from_secs(365 * 86_400), &mut |j| {
+                progress::job_update(&pb, j)
+            })
+            .await;
+        pb.finish_and_clear();
+        let j = waited.map_err(api)?;
         match a.conn.format {
             LiveFormat::Json => print_json(&j)?,
             LiveFormat::Table => print!("{}", job_rows(std::slice::from_ref(&j))),
@@ -677,37 +682,58 @@ pub fn parse_size(s: &str) -> Option<u64> {
     (v.is_finite() && v >= 1.0 / mul as f64).then_some((v * mul as f64) as u64)
 }
 
+/// `dfs put`: the upload, with a line of bytes stored and the rate on a
+/// terminal.
+async fn dfs_put(a: PutArgs) -> Result<()> {
+    let block = parse_size(&a.block_size)
+        .filter(|b| *b > 0)
+        .ok_or_else(|| {
+            usage(format!(
+                "--block-size: `{}` is not a size such as 64M",
+                a.block_size
+            ))
+        })?;
+    let c = a.conn.client();
+    let (mut r, total): (Box<dyn std::io::BufRead>, Option<u64>) = if a.file.as_os_str() == "-" {
+        (Box::new(std::io::stdin().lock()), None)
+    } else {
+        let file = std::fs::File::open(&a.file)
+            .map_err(|e| usage(format!("{}: cannot read file: {e}", a.file.display())))?;
+        // A regular file's size is the line's total; a pipe's is not known.
+        let total = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        (
+            Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
+            total,
+        )
+    };
+    let pb = progress::bytes_bar(total);
+    pb.tick();
+    let put = c
+        .put_with_progress(&mut r, &a.name, block, a.replication, &mut |n| {
+            pb.set_position(n)
+        })
+        .await;
+    match &put {
+        Ok(_) => pb.finish(),
+        Err(_) => pb.finish_and_clear(),
+    }
+    let f = put.map_err(api)?;
+    match a.conn.format {
+        LiveFormat::Json => print_json(&f),
+        LiveFormat::Table => {
+            println!("{}: {} bytes in {} blocks", f.name, f.bytes, f.blocks.len());
+            Ok(())
+        }
+    }
+}
+
 async fn dfs(d: DfsCommand) -> Result<()> {
     match d {
-        DfsCommand::Put(a) => {
-            let block = parse_size(&a.block_size)
-                .filter(|b| *b > 0)
-                .ok_or_else(|| {
-                    usage(format!(
-                        "--block-size: `{}` is not a size such as 64M",
-                        a.block_size
-                    ))
-                })?;
-            let c = a.conn.client();
-            let f = if a.file.as_os_str() == "-" {
-                let stdin = std::io::stdin();
-                let mut r = stdin.lock();
-                c.put(&mut r, &a.name, block, a.replication).await
-            } else {
-                let file = std::fs::File::open(&a.file)
-                    .map_err(|e| usage(format!("{}: cannot read file: {e}", a.file.display())))?;
-                let mut r = std::io::BufReader::with_capacity(1 << 20, file);
-                c.put(&mut r, &a.name, block, a.replication).await
-            }
-            .map_err(api)?;
-            match a.conn.format {
-                LiveFormat::Json => print_json(&f),
-                LiveFormat::Table => {
-                    println!("{}: {} bytes in {} blocks", f.name, f.bytes, f.blocks.len());
-                    Ok(())
-                }
-            }
-        }
+        DfsCommand::Put(a) => dfs_put(a).await,
         DfsCommand::Ls(a) => {
             let fs = a.client().ls().await.map_err(api)?;
             match a.format {

@@ -1,5 +1,6 @@
-//! A progress bar on stderr for long runs (hidden when stderr is not a
-//! terminal, so scripts and JSON consumers see nothing).
+//! Progress bars on stderr for long runs, live jobs (`submit --wait`) and
+//! uploads (`dfs put`); hidden when stderr is not a terminal, so scripts
+//! and JSON consumers see nothing and the output stays what it always was.
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mrsched_model::Time;
@@ -89,6 +90,70 @@ impl RunProgress {
     pub fn finish(self) {
         self.pb.finish_and_clear();
     }
+}
+
+/// A draw target on stderr when it is a terminal, hidden otherwise.
+fn stderr_target() -> ProgressDrawTarget {
+    if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}
+
+/// The line of a live job `submit --wait` watches: maps and reduces done
+/// out of their totals, and the time waited. Call [`job_update`] with each
+/// state polled, then `finish_and_clear` before the final state is printed.
+pub fn job_bar(id: u32) -> ProgressBar {
+    // Nothing is drawn before the first state: the builders do not draw.
+    ProgressBar::with_draw_target(Some(1), stderr_target())
+        .with_style(
+            ProgressStyle::with_template("{prefix} [{bar:25}] {msg}  {elapsed_precise}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        )
+        .with_prefix(format!("job {id}"))
+}
+
+/// Show a polled job state on its line.
+pub fn job_update(pb: &ProgressBar, j: &mrsched_runtime::proto::JobView) {
+    // The counts first (each call may redraw; the line should never show a
+    // bar without them), then the bar's length and position in one draw.
+    pb.set_message(format!(
+        "{}: maps {}/{}  reduces {}/{}",
+        j.status, j.maps_done, j.maps, j.reduces_done, j.reduces
+    ));
+    pb.update(|s| {
+        s.set_len(u64::from(j.maps) + u64::from(j.reduces));
+        s.set_pos(u64::from(j.maps_done) + u64::from(j.reduces_done));
+    });
+}
+
+/// The line of an upload (`dfs put`): bytes stored out of `total` (a
+/// spinner when the size is not known, as for stdin) and the rate. Set the
+/// position to the bytes stored.
+pub fn bytes_bar(total: Option<u64>) -> ProgressBar {
+    let (pb, template) = match total {
+        Some(n) => (
+            ProgressBar::with_draw_target(Some(n), stderr_target()),
+            "sent [{bar:25}] {bytes}/{total_bytes}  {binary_bytes_per_sec}  {elapsed_precise}",
+        ),
+        None => (
+            ProgressBar::with_draw_target(None, stderr_target()),
+            "sent {spinner} {bytes}  {binary_bytes_per_sec}  {elapsed_precise}",
+        ),
+    };
+    pb.set_style(
+        ProgressStyle::with_template(template)
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    // A block of 64 MB takes a while: keep the time and the spinner moving
+    // between blocks (a ticker thread, only when the line is drawn).
+    if !pb.is_hidden() {
+        pb.enable_steady_tick(Duration::from_millis(250));
+    }
+    pb
 }
 
 /// Simulated time as `[Nd ]hh:mm:ss`.

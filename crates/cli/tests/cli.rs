@@ -386,3 +386,75 @@ fn every_example_file_validates() {
     }
     assert!(checked >= 7, "only {checked} example files");
 }
+
+/// `compare --html`: one page with the table row of every run and the
+/// three figures inline, nothing fetched from elsewhere; a page that could
+/// not be written is refused before the runs.
+#[test]
+fn compare_writes_a_self_contained_html_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let out = bin()
+        .args([
+            "compare",
+            "-w",
+            "swim-fb2009-sample",
+            "-c",
+            "tiny",
+            "-s",
+            "fifo,examples/fifo.toml",
+            "--html",
+        ])
+        .arg(&page)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("report: {}", page.display())),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<title>mrsched compare: swim-fb2009-sample on tiny</title>"));
+    assert!(html.contains("<td>fifo</td><td>fifo</td>"), "row of fifo");
+    assert!(
+        html.contains("<td>examples/fifo.toml</td><td>hadoop-fifo</td>"),
+        "row of the file, with its scheduler's name"
+    );
+    assert_eq!(html.matches("<tbody>").count(), 1);
+    assert_eq!(html.matches("<tr>").count(), 3, "header and two runs");
+    assert_eq!(html.matches("<svg").count(), 3);
+    assert!(html.contains("Response time CDF") && html.contains("Intermediate data"));
+    assert!(html.contains("--html"), "the command line is shown");
+    let outside = html
+        .replace("http://www.w3.org/2000/svg", "")
+        .replace("http://www.w3.org/1999/xlink", "");
+    assert!(!outside.contains("http://") && !outside.contains("https://"));
+    assert!(!outside.contains("<script") && !outside.contains("<link"));
+
+    let out = bin()
+        .args([
+            "compare",
+            "-w",
+            "swim-fb2009-sample",
+            "-s",
+            "fifo",
+            "--html",
+        ])
+        .arg(dir.path().join("no-such-dir/report.html"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--html") && err.contains("no-such-dir"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no runs were made");
+}

@@ -552,3 +552,123 @@ fn local_starts_a_cluster_and_stops_it_on_interrupt() {
     assert!(r.block_on(c.health()).is_err(), "the master is gone");
     let _ = Path::new(&url);
 }
+
+/// Whether `text` has `word` followed by a `done/total` count.
+fn has_count(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(k, _)| {
+        let rest = &text[k + word.len()..];
+        let digits = |s: &str| s.chars().take_while(|c| c.is_ascii_digit()).count();
+        let a = digits(rest);
+        a > 0 && rest[a..].starts_with('/') && digits(&rest[a + 1..]) > 0
+    })
+}
+
+/// `dfs put` and `submit --wait` under a pseudo-terminal (`script` from
+/// util-linux) draw their progress lines (bytes sent with the rate; maps and
+/// reduces done); with stdout and stderr piped they print exactly what they
+/// print without progress, and nothing on stderr.
+#[test]
+fn put_and_submit_wait_show_progress_only_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed, no pseudo-terminal");
+        return;
+    }
+    let live = Live::start(2, &[]);
+    let text = corpus(3000);
+    let input = live.write("corpus.txt", &text);
+    assert!(text.len() > 8 * 2048, "several blocks of 2K: the bar moves");
+    let under_pty = |args: &str| {
+        let cmd = format!("{BIN} {args}");
+        let out = Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .env("MRSCHED_MASTER", &live.url)
+            .env("MRSCHED_TOKEN", ALICE)
+            .env("COLUMNS", "120")
+            .current_dir(live.dir.path())
+            .output()
+            .expect("script runs");
+        assert!(out.status.success(), "{cmd}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+
+    let put = |name: &str| format!("dfs put {} {name} --block-size 2K", input.display());
+    let tty = under_pty(&put("corpus"));
+    let total = indicatif::HumanBytes(text.len() as u64).to_string();
+    assert!(
+        tty.contains(&format!("{total}/{total}")),
+        "no byte count {total}/{total}: {tty}"
+    );
+    let rate = tty
+        .split(&format!("{total}/{total}"))
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().nth(1))
+        .unwrap_or_default();
+    assert!(rate.ends_with("B/s"), "no rate after the byte count: {tty}");
+    assert!(
+        tty.contains(&format!("corpus: {} bytes in ", text.len())),
+        "{tty}"
+    );
+    // From stdin the size is not known: bytes and rate, no total.
+    let stdin = under_pty(&format!(
+        "dfs put - piped --block-size 2K < {}",
+        input.display()
+    ));
+    assert!(stdin.contains(&total) && stdin.contains("B/s"), "{stdin}");
+
+    let wc = live.write(
+        "wc.toml",
+        &job("corpus", "counts", 2, "kind = \"wordcount\""),
+    );
+    let tty = under_pty(&format!("submit {} --wait", wc.display()));
+    assert!(
+        has_count(&tty, "maps ") && has_count(&tty, "reduces "),
+        "no progress line: {tty}"
+    );
+    assert!(tty.contains("succeeded"), "final state: {tty}");
+
+    // Piped: the output of old, and no progress text.
+    let o = live.cli(
+        ALICE,
+        &[
+            "dfs",
+            "put",
+            input.to_str().unwrap(),
+            "again",
+            "--block-size",
+            "2K",
+        ],
+    );
+    let stdout = ok(&o);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.starts_with(&format!("again: {} bytes in ", text.len()))
+            && stdout.ends_with(" blocks\n")
+            && stdout.lines().count() == 1,
+        "{stdout}"
+    );
+    let wc2 = live.write(
+        "wc2.toml",
+        &job("corpus", "counts2", 2, "kind = \"wordcount\""),
+    );
+    let o = live.cli(ALICE, &["submit", wc2.to_str().unwrap(), "--wait"]);
+    let stdout = ok(&o);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "header, rule, the job: {stdout}");
+    assert!(
+        lines[0].starts_with("id") && lines[2].contains("succeeded"),
+        "{stdout}"
+    );
+    assert!(
+        !has_count(&stdout, "maps ") && !stdout.contains('\u{1b}'),
+        "{stdout}"
+    );
+}

@@ -265,7 +265,9 @@ pub const COMPARE_COLUMNS: [&str; 10] = [
     "killed_work_s",
 ];
 
-fn compare_row(r: &Report, pretty: bool) -> Vec<String> {
+/// One run's cells of the comparison (the columns of [`COMPARE_COLUMNS`]),
+/// rounded for people when `pretty`.
+pub(crate) fn compare_row(r: &Report, pretty: bool) -> Vec<String> {
     let s: &Summary = &r.summary;
     let f = |x: f64| if pretty { s1(x) } else { format!("{x}") };
     let p = |x: f64| if pretty { pct(x) } else { format!("{x}") };

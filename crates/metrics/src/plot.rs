@@ -2,6 +2,10 @@
 //!
 //! SVG needs no fonts at build or run time (crates.md §4), which keeps the
 //! build lean and the output byte-identical across machines.
+//!
+//! Every chart is drawn into a String first (`*_svg`); the functions taking
+//! a path write that String, so a file under `--plots` and an SVG inlined in
+//! an HTML report ([`crate::html`]) are the same bytes from the same code.
 
 use crate::report::Report;
 use plotters::prelude::*;
@@ -33,6 +37,11 @@ impl std::error::Error for PlotError {}
 
 fn err<E: std::fmt::Display>(e: E) -> PlotError {
     PlotError(e.to_string())
+}
+
+/// Write a drawn chart to `path`.
+fn write(path: &Path, svg: Result<String, PlotError>) -> Result<(), PlotError> {
+    std::fs::write(path, svg?).map_err(|e| PlotError(format!("{}: {e}", path.display())))
 }
 
 /// One named series of (x, y) points.
@@ -81,7 +90,10 @@ pub fn line_chart_legend(
     legend: LegendAt,
     headroom: f64,
 ) -> Result<(), PlotError> {
-    draw_lines(path, title, x_label, y_label, series, &[], legend, headroom)
+    write(
+        path,
+        draw_lines(title, x_label, y_label, series, &[], legend, headroom),
+    )
 }
 
 /// A line chart of means with the spread around each point: `spread[i]`
@@ -95,21 +107,22 @@ pub fn line_chart_spread(
     series: &[Series],
     spread: &[Vec<(f64, f64, f64)>],
 ) -> Result<(), PlotError> {
-    draw_lines(
+    write(
         path,
-        title,
-        x_label,
-        y_label,
-        series,
-        spread,
-        LegendAt::LowerRight,
-        1.05,
+        draw_lines(
+            title,
+            x_label,
+            y_label,
+            series,
+            spread,
+            LegendAt::LowerRight,
+            1.05,
+        ),
     )
 }
 
 #[allow(clippy::too_many_arguments)]
 fn draw_lines(
-    path: &Path,
     title: &str,
     x_label: &str,
     y_label: &str,
@@ -117,8 +130,9 @@ fn draw_lines(
     spread: &[Vec<(f64, f64, f64)>],
     legend: LegendAt,
     headroom: f64,
-) -> Result<(), PlotError> {
-    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let pts = series.iter().flat_map(|s| s.points.iter().copied());
     let bars = spread
@@ -187,11 +201,18 @@ fn draw_lines(
         .draw()
         .map_err(err)?;
     root.present().map_err(err)?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    Ok(svg)
 }
 
-/// Cumulative distribution of response times, one line per run.
+/// Cumulative distribution of response times, one line per run. Written to `path`.
 pub fn response_cdf(path: &Path, reports: &[Report]) -> Result<(), PlotError> {
+    write(path, response_cdf_svg(reports))
+}
+
+/// Cumulative distribution of response times, one line per run. The SVG document.
+pub fn response_cdf_svg(reports: &[Report]) -> Result<String, PlotError> {
     let series: Vec<Series> = reports
         .iter()
         .map(|r| {
@@ -212,17 +233,24 @@ pub fn response_cdf(path: &Path, reports: &[Report]) -> Result<(), PlotError> {
         .first()
         .map(|r| format!("Response time CDF: {}", r.workload))
         .unwrap_or_default();
-    line_chart(
-        path,
+    draw_lines(
         &title,
         "response time (s)",
         "fraction of jobs",
         &series,
+        &[],
+        LegendAt::LowerRight,
+        1.05,
     )
 }
 
-/// Slot utilisation over time, one line per run.
+/// Slot utilisation over time, one line per run. Written to `path`.
 pub fn utilization_timeline(path: &Path, reports: &[Report]) -> Result<(), PlotError> {
+    write(path, utilization_timeline_svg(reports))
+}
+
+/// Slot utilisation over time, one line per run. The SVG document.
+pub fn utilization_timeline_svg(reports: &[Report]) -> Result<String, PlotError> {
     let series: Vec<Series> = reports
         .iter()
         .map(|r| Series {
@@ -241,17 +269,24 @@ pub fn utilization_timeline(path: &Path, reports: &[Report]) -> Result<(), PlotE
                 .collect(),
         })
         .collect();
-    line_chart(
-        path,
+    draw_lines(
         "Slot utilisation",
         "time (s)",
         "busy / available",
         &series,
+        &[],
+        LegendAt::LowerRight,
+        1.05,
     )
 }
 
-/// Intermediate data over time, one line per run.
+/// Intermediate data over time, one line per run. Written to `path`.
 pub fn intermediate_timeline(path: &Path, reports: &[Report]) -> Result<(), PlotError> {
+    write(path, intermediate_timeline_svg(reports))
+}
+
+/// Intermediate data over time, one line per run. The SVG document.
+pub fn intermediate_timeline_svg(reports: &[Report]) -> Result<String, PlotError> {
     let series: Vec<Series> = reports
         .iter()
         .map(|r| Series {
@@ -263,12 +298,14 @@ pub fn intermediate_timeline(path: &Path, reports: &[Report]) -> Result<(), Plot
                 .collect(),
         })
         .collect();
-    line_chart(
-        path,
+    draw_lines(
         "Intermediate data",
         "time (s)",
         "GB on all nodes",
         &series,
+        &[],
+        LegendAt::LowerRight,
+        1.05,
     )
 }
 
@@ -281,7 +318,18 @@ pub fn bar_chart(
     categories: &[String],
     series: &[Series],
 ) -> Result<(), PlotError> {
-    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    write(path, draw_bars(title, x_label, y_label, categories, series))
+}
+
+fn draw_bars(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[Series],
+) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let n = categories.len().max(1);
     let ymax = series
@@ -335,7 +383,9 @@ pub fn bar_chart(
         .draw()
         .map_err(err)?;
     root.present().map_err(err)?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    Ok(svg)
 }
 
 #[cfg(test)]

@@ -152,9 +152,22 @@ impl Client {
 
     /// Wait until job `id` has ended (or `timeout` passed).
     pub async fn wait(&self, id: u32, timeout: Duration) -> Res<JobView> {
+        self.wait_with_progress(id, timeout, &mut |_| {}).await
+    }
+
+    /// [`Client::wait`], calling `seen` with every state of the job it
+    /// polls (every 100 ms), the last one included: what a progress display
+    /// shows.
+    pub async fn wait_with_progress(
+        &self,
+        id: u32,
+        timeout: Duration,
+        seen: &mut (dyn FnMut(&JobView) + Send),
+    ) -> Res<JobView> {
         let t0 = std::time::Instant::now();
         loop {
             let j = self.job(id).await?;
+            seen(&j);
             if !matches!(j.status.as_str(), "running" | "submitted") {
                 return Ok(j);
             }
@@ -184,6 +197,20 @@ impl Client {
         block_size: u64,
         replication: u32,
     ) -> Res<FileView> {
+        self.put_with_progress(input, name, block_size, replication, &mut |_| {})
+            .await
+    }
+
+    /// [`Client::put`], calling `stored` with the bytes stored so far each
+    /// time the master has taken a block (what a progress display shows).
+    pub async fn put_with_progress(
+        &self,
+        input: &mut dyn BufRead,
+        name: &str,
+        block_size: u64,
+        replication: u32,
+        stored: &mut (dyn FnMut(u64) + Send),
+    ) -> Res<FileView> {
         let id: u64 = self
             .send(
                 self.req(reqwest::Method::POST, "/api/dfs/files")
@@ -193,7 +220,7 @@ impl Client {
                     }),
             )
             .await?;
-        match self.put_blocks(id, input, block_size.max(1)).await {
+        match self.put_blocks(id, input, block_size.max(1), stored).await {
             Ok(()) => {
                 self.send(self.req(
                     reqwest::Method::POST,
@@ -210,7 +237,13 @@ impl Client {
         }
     }
 
-    async fn put_blocks(&self, id: u64, input: &mut dyn BufRead, block_size: u64) -> Res<()> {
+    async fn put_blocks(
+        &self,
+        id: u64,
+        input: &mut dyn BufRead,
+        block_size: u64,
+        stored: &mut (dyn FnMut(u64) + Send),
+    ) -> Res<()> {
         let io = |e: std::io::Error| ClientError {
             status: None,
             message: format!("cannot read the input: {e}"),
@@ -218,21 +251,28 @@ impl Client {
         // One block uploads while the next is read; blocks are sent in
         // order (the previous upload ends before the next starts), so at
         // most two blocks are in memory.
-        let mut inflight: Option<tokio::task::JoinHandle<Res<u64>>> = None;
+        let mut inflight: Option<(tokio::task::JoinHandle<Res<u64>>, u64)> = None;
+        let mut done = 0u64;
         loop {
             let body = next_block(input, block_size).map_err(io)?;
-            if let Some(h) = inflight.take() {
+            if let Some((h, len)) = inflight.take() {
                 join(h).await?;
+                done += len;
+                stored(done);
             }
             if body.is_empty() {
                 return Ok(());
             }
+            let len = body.len() as u64;
             let me = self.clone();
             let path = format!("/api/dfs/uploads/{id}");
-            inflight = Some(tokio::spawn(async move {
-                me.send(me.req(reqwest::Method::POST, &path).body(body))
-                    .await
-            }));
+            inflight = Some((
+                tokio::spawn(async move {
+                    me.send(me.req(reqwest::Method::POST, &path).body(body))
+                        .await
+                }),
+                len,
+            ));
         }
     }
 
