@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 pub struct LocalConfig {
     /// The `mrsched` binary to run as master and workers.
     pub exe: PathBuf,
-    /// Work directory (master/, worker-<k>/, secret, users.toml,
-    /// metrics-token).
+    /// Work directory (`master/`, `worker-<k>/`, `secret`, `users.toml`,
+    /// `metrics-token`).
     pub dir: PathBuf,
     /// Workers.
     pub workers: u32,
