@@ -13,6 +13,7 @@ use mrsched_model::{Format as DocFormat, Source};
 use mrsched_runtime::client::{Client, ClientError};
 use mrsched_runtime::local::{ensure_secret, ensure_users, LocalCluster, LocalConfig};
 use mrsched_runtime::master::core::MasterSettings;
+use mrsched_runtime::master::metrics::ScrapeAuth;
 use mrsched_runtime::master::{open_core, run_master, MasterConfig, Users};
 use mrsched_runtime::proto::JobView;
 use mrsched_runtime::worker::{run_worker, WorkerConfig};
@@ -53,6 +54,13 @@ fn api(e: ClientError) -> CliError {
 pub enum LiveCommand {
     /// Run a master: owns the cluster state and the scheduler, serves the
     /// worker and user APIs.
+    ///
+    /// It also serves Prometheus metrics at `GET /metrics` (jobs by status,
+    /// task attempts by kind, locality and outcome, pools' running work and
+    /// shares, workers, heartbeat / scheduling / journal latencies, uptime).
+    /// A scrape sends `Authorization: Bearer TOKEN` with the token of
+    /// `--metrics-token-file` or an admin user's token, unless the master runs
+    /// with `--metrics-unauthenticated`. See docs/live.md, Metrics.
     Master(MasterArgs),
     /// Run a worker: runs tasks, stores blocks, serves map output.
     Worker(WorkerArgs),
@@ -246,6 +254,15 @@ pub struct MasterArgs {
     /// DIR/users.toml, created with one admin user if missing].
     #[arg(long)]
     pub users: Option<PathBuf>,
+    /// File holding the token Prometheus scrapes `GET /metrics` with
+    /// (created with a random token if missing). Admin users' tokens are
+    /// accepted too; without this flag only they are.
+    #[arg(long, value_name = "FILE")]
+    pub metrics_token_file: Option<PathBuf>,
+    /// Serve `GET /metrics` without a token (only on a trusted scrape
+    /// network).
+    #[arg(long, conflicts_with = "metrics_token_file")]
+    pub metrics_unauthenticated: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -303,6 +320,10 @@ pub struct LocalArgs {
     /// Reduce slots per worker.
     #[arg(long, default_value_t = 1)]
     pub reduce_slots: u32,
+    /// Serve `GET /metrics` without a token (default: scrapes need the
+    /// token in DIR/metrics-token, or an admin user's token).
+    #[arg(long)]
+    pub metrics_unauthenticated: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -367,6 +388,35 @@ fn read_secret(path: &Path) -> Result<String> {
     Ok(s)
 }
 
+/// Who may scrape `/metrics`: the token in `file` (created if missing),
+/// everyone, or (neither) admin users only.
+fn scrape_auth(file: Option<&Path>, unauthenticated: bool) -> Result<ScrapeAuth> {
+    let token = match file {
+        None => None,
+        Some(p) => {
+            let existed = p.exists();
+            let t = ensure_secret(p).map_err(fail)?;
+            if t.len() < 16 {
+                return Err(usage(format!(
+                    "{}: the metrics token must be at least 16 characters",
+                    p.display()
+                )));
+            }
+            if !existed {
+                eprintln!(
+                    "mrsched master: created {} (the token for scraping /metrics)",
+                    p.display()
+                );
+            }
+            Some(t)
+        }
+    };
+    Ok(ScrapeAuth {
+        token,
+        unauthenticated,
+    })
+}
+
 fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
     let scheduler = SchedulerConfig::resolve(&a.scheduler)?;
     if a.heartbeat_ms == 0 || a.worker_timeout_ms <= a.heartbeat_ms {
@@ -421,6 +471,13 @@ async fn master(a: MasterArgs) -> Result<()> {
     }
     let src = Source::read(&users_path).map_err(|e| usage(e.to_string()))?;
     let users = Users::parse(&src)?;
+    let metrics = scrape_auth(a.metrics_token_file.as_deref(), a.metrics_unauthenticated)?;
+    if metrics.unauthenticated && !a.listen.ip().is_loopback() {
+        eprintln!(
+            "mrsched master: /metrics answers anyone who can reach {} (--metrics-unauthenticated)",
+            a.listen
+        );
+    }
     if !a.listen.ip().is_loopback() {
         eprintln!(
             "mrsched master: listening on {} (not loopback): anyone who can reach it needs the cluster secret or a user token; traffic is not encrypted",
@@ -433,6 +490,7 @@ async fn master(a: MasterArgs) -> Result<()> {
         secret,
         users,
         settings,
+        metrics,
     };
     let core = open_core(&cfg, None).map_err(fail)?;
     run_master(cfg, core, stop_signal()).await.map_err(fail)?;
@@ -481,6 +539,7 @@ async fn local(a: LocalArgs) -> Result<()> {
         map_slots: a.map_slots,
         reduce_slots: a.reduce_slots,
         master_args: a.cluster.to_args(),
+        metrics_unauthenticated: a.metrics_unauthenticated,
     };
     let mut lc = LocalCluster::start(&cfg).await.map_err(fail)?;
     println!(
@@ -491,6 +550,14 @@ async fn local(a: LocalArgs) -> Result<()> {
     );
     println!("export MRSCHED_MASTER={}", lc.url);
     println!("export MRSCHED_TOKEN={}   # user `{}`", lc.token, lc.user);
+    match &lc.metrics_token {
+        Some(t) => println!(
+            "# Prometheus metrics: curl -H 'Authorization: Bearer {t}' {}/metrics   (token in {})",
+            lc.url,
+            a.dir.join("metrics-token").display()
+        ),
+        None => println!("# Prometheus metrics: curl {}/metrics", lc.url),
+    }
     println!("Ctrl-C stops the cluster.");
     use std::io::Write;
     let _ = std::io::stdout().flush();

@@ -526,8 +526,25 @@ fn local_starts_a_cluster_and_stops_it_on_interrupt() {
             break;
         }
     }
-    let c = Client::new(&url, Some(token));
+    // The scrape token: printed, and kept in the work directory.
+    let scrape_line = lines.next().unwrap().unwrap();
+    let scrape_token = std::fs::read_to_string(dir.path().join("c/metrics-token")).unwrap();
+    assert!(
+        scrape_line.contains(&format!("Bearer {scrape_token}' {url}/metrics")),
+        "{scrape_line}"
+    );
+    let c = Client::new(&url, Some(token.clone()));
     let r = rt();
+    let scrape = |t: Option<&str>| {
+        let mut req = reqwest::Client::new().get(format!("{url}/metrics"));
+        if let Some(t) = t {
+            req = req.bearer_auth(t);
+        }
+        r.block_on(async { req.send().await.unwrap().status().as_u16() })
+    };
+    assert_eq!(scrape(None), 401);
+    assert_eq!(scrape(Some(&scrape_token)), 200);
+    assert_eq!(scrape(Some(&token)), 200, "the local user is an admin");
     r.block_on(c.put(&mut "x y x\n".as_bytes(), "t", 1024, 2))
         .unwrap();
     let s = r
@@ -671,4 +688,43 @@ fn put_and_submit_wait_show_progress_only_on_a_terminal() {
         !has_count(&stdout, "maps ") && !stdout.contains('\u{1b}'),
         "{stdout}"
     );
+}
+
+#[test]
+fn master_metrics_flags_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let master = |extra: &[&str]| {
+        Command::new(BIN)
+            .args(["master", "--listen", "127.0.0.1:0", "--dir"])
+            .arg(dir.path().join("m"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let tf = dir.path().join("tok");
+    let o = master(&[
+        "--metrics-token-file",
+        tf.to_str().unwrap(),
+        "--metrics-unauthenticated",
+    ]);
+    let e = err(&o, 2);
+    assert!(e.contains("cannot be used with"), "{e}");
+    std::fs::write(&tf, "short\n").unwrap();
+    let o = master(&["--metrics-token-file", tf.to_str().unwrap()]);
+    let e = err(&o, 2);
+    assert!(
+        e.contains("the metrics token must be at least 16 characters"),
+        "{e}"
+    );
+    let help = ok(&Command::new(BIN)
+        .args(["master", "--help"])
+        .output()
+        .unwrap());
+    for flag in [
+        "--metrics-token-file",
+        "--metrics-unauthenticated",
+        "/metrics",
+    ] {
+        assert!(help.contains(flag), "{flag} in --help: {help}");
+    }
 }

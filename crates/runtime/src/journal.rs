@@ -154,6 +154,10 @@ pub enum Record {
     },
 }
 
+/// Told the duration of every transaction that writes records, and
+/// whether it waited for the disk (the master's metrics).
+pub type CommitObserver = Box<dyn Fn(bool, std::time::Duration) + Send>;
+
 /// The journal store.
 pub struct Journal {
     db: Database,
@@ -162,6 +166,7 @@ pub struct Journal {
     /// Records committed without waiting for the disk since the last
     /// durable commit.
     unsynced: bool,
+    observer: Option<CommitObserver>,
 }
 
 /// A journal error (the store could not be opened or written).
@@ -194,6 +199,7 @@ impl Journal {
             next,
             buf: Vec::new(),
             unsynced: false,
+            observer: None,
         })
     }
 
@@ -224,6 +230,12 @@ impl Journal {
             t.insert(key, value).map_err(je)?;
         }
         tx.commit().map_err(je)
+    }
+
+    /// Report the duration of every later transaction that writes records
+    /// (empty commits are not transactions and are not reported).
+    pub fn observe_commits(&mut self, f: CommitObserver) {
+        self.observer = Some(f);
     }
 
     /// Queue a record for the next [`Journal::commit`].
@@ -264,6 +276,7 @@ impl Journal {
         if self.buf.is_empty() && !(durable && self.unsynced) {
             return Ok(());
         }
+        let t0 = std::time::Instant::now();
         let mut tx = self.db.begin_write().map_err(je)?;
         tx.set_durability(if durable {
             redb::Durability::Immediate
@@ -279,6 +292,9 @@ impl Journal {
             }
         }
         tx.commit().map_err(je)?;
+        if let Some(f) = &self.observer {
+            f(durable, t0.elapsed());
+        }
         self.buf.clear();
         self.unsynced = !durable;
         Ok(())
@@ -329,5 +345,28 @@ mod tests {
         j.sync().unwrap();
         drop(j);
         assert_eq!(Journal::open(&path).unwrap().records().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn commits_that_write_are_reported_with_their_durability() {
+        use std::sync::{Arc, Mutex};
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = Journal::open(&dir.path().join("j.redb")).unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        j.observe_commits(Box::new(move |durable, d| {
+            s.lock().unwrap().push((durable, d))
+        }));
+        // Nothing queued: no transaction, nothing reported.
+        j.commit().unwrap();
+        j.commit_lazy().unwrap();
+        assert!(seen.lock().unwrap().is_empty());
+        j.push(Record::NodeLost { t: 1, node: 0 });
+        j.commit_lazy().unwrap();
+        j.sync().unwrap();
+        j.push(Record::NodeBack { t: 2, node: 0 });
+        j.commit().unwrap();
+        let kinds: Vec<bool> = seen.lock().unwrap().iter().map(|x| x.0).collect();
+        assert_eq!(kinds, vec![false, true, true]);
     }
 }

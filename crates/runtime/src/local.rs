@@ -3,6 +3,7 @@
 //! default that needs no set-up.
 
 use crate::client::Client;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -12,7 +13,8 @@ use std::time::{Duration, Instant};
 pub struct LocalConfig {
     /// The `mrsched` binary to run as master and workers.
     pub exe: PathBuf,
-    /// Work directory (master/, worker-<k>/, secret, users.toml).
+    /// Work directory (`master/`, `worker-<k>/`, `secret`, `users.toml`,
+    /// `metrics-token`).
     pub dir: PathBuf,
     /// Workers.
     pub workers: u32,
@@ -26,6 +28,9 @@ pub struct LocalConfig {
     pub reduce_slots: u32,
     /// Extra arguments for the master (`--scheduler`, intervals ...).
     pub master_args: Vec<String>,
+    /// Serve `/metrics` without a token; otherwise scrapes need the token
+    /// kept in `<dir>/metrics-token` (created if missing).
+    pub metrics_unauthenticated: bool,
 }
 
 /// The running local cluster.
@@ -36,6 +41,8 @@ pub struct LocalCluster {
     pub token: String,
     /// The admin user's name.
     pub user: String,
+    /// The token for scraping `/metrics` (`None`: no token needed).
+    pub metrics_token: Option<String>,
     master: Child,
     workers: Vec<Child>,
 }
@@ -118,6 +125,16 @@ impl LocalCluster {
         let (user, token) = ensure_users(&users_path, &me)?;
         let mdir = cfg.dir.join("master");
         let _ = std::fs::remove_file(mdir.join("addr"));
+        let metrics_path = cfg.dir.join("metrics-token");
+        let (metrics_args, metrics_token) = if cfg.metrics_unauthenticated {
+            (vec![OsString::from("--metrics-unauthenticated")], None)
+        } else {
+            let t = ensure_secret(&metrics_path)?;
+            (
+                vec!["--metrics-token-file".into(), metrics_path.into()],
+                Some(t),
+            )
+        };
         let master = Command::new(&cfg.exe)
             .arg("master")
             .arg("--dir")
@@ -131,12 +148,14 @@ impl LocalCluster {
             .arg("--users")
             .arg(&users_path)
             .args(&cfg.master_args)
+            .args(&metrics_args)
             .spawn()
             .map_err(|e| format!("cannot start the master ({}): {e}", cfg.exe.display()))?;
         let mut lc = LocalCluster {
             url: String::new(),
             token,
             user,
+            metrics_token,
             master,
             workers: Vec::new(),
         };

@@ -7,6 +7,7 @@
 //! talk to workers, outside the lock.
 
 pub mod core;
+pub mod metrics;
 mod ui;
 
 use self::core::{ApiError, BlockMeta, Core, MasterSettings, SchedulerFactory, User};
@@ -121,6 +122,8 @@ pub struct MasterConfig {
     pub users: Users,
     /// Everything else.
     pub settings: MasterSettings,
+    /// Who may scrape `GET /metrics`.
+    pub metrics: metrics::ScrapeAuth,
 }
 
 struct Upload {
@@ -138,6 +141,7 @@ struct Shared {
     uploads: Mutex<HashMap<u64, Upload>>,
     next_upload: AtomicU64,
     sessions: ui::Sessions,
+    metrics: metrics::Endpoint,
 }
 
 type S = State<Arc<Shared>>;
@@ -200,7 +204,10 @@ async fn w_register(State(s): S, h: HeaderMap, Json(r): Json<Register>) -> R<Reg
 
 async fn w_heartbeat(State(s): S, h: HeaderMap, Json(hb): Json<Heartbeat>) -> R<HeartbeatReply> {
     worker_auth(&s, &h)?;
-    lock(&s).heartbeat(hb).map(Json)
+    let t0 = std::time::Instant::now();
+    let r = lock(&s).heartbeat(hb).map(Json);
+    s.metrics.instruments.heartbeat(t0.elapsed());
+    r
 }
 
 async fn w_map_outputs(State(s): S, h: HeaderMap, Path(job): Path<u32>) -> R<MapOutputs> {
@@ -431,6 +438,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/api/dfs/uploads/{id}/commit", post(dfs_commit))
         .route("/api/dfs/blocks/{id}", get(dfs_read_block))
         .merge(ui::routes())
+        .route("/metrics", get(metrics::scrape))
         .layer(DefaultBodyLimit::max(1 << 30))
         .with_state(shared)
 }
@@ -460,6 +468,10 @@ pub async fn run_master(
         .timeout(Duration::from_secs(120))
         .build()
         .map_err(|e| e.to_string())?;
+    let metrics = metrics::Endpoint {
+        auth: cfg.metrics.clone(),
+        instruments: core.b.metrics.clone(),
+    };
     let shared = Arc::new(Shared {
         core: Mutex::new(core),
         secret: cfg.secret.clone(),
@@ -468,6 +480,7 @@ pub async fn run_master(
         uploads: Mutex::new(HashMap::new()),
         next_upload: AtomicU64::new(0),
         sessions: ui::Sessions::default(),
+        metrics,
     });
     let ticker = {
         let s = shared.clone();

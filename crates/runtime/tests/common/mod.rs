@@ -5,6 +5,7 @@
 
 use mrsched_runtime::client::Client;
 use mrsched_runtime::master::core::{MasterSettings, SchedulerFactory, User};
+use mrsched_runtime::master::metrics::ScrapeAuth;
 use mrsched_runtime::master::{open_core, run_master, MasterConfig, Users};
 use mrsched_runtime::worker::{run_worker, WorkerConfig};
 use mrsched_sched::SchedulerConfig;
@@ -16,6 +17,7 @@ pub mod browser;
 pub const SECRET: &str = "test-secret-0123456789";
 pub const ALICE: &str = "alice-token-0123456789";
 pub const BOB: &str = "bob-token-0123456789ab";
+pub const SCRAPE: &str = "scrape-token-0123456789";
 
 pub struct TestCluster {
     pub url: String,
@@ -57,6 +59,10 @@ impl TestCluster {
             secret: SECRET.into(),
             users: users(),
             settings: settings(workers),
+            metrics: ScrapeAuth {
+                token: Some(SCRAPE.into()),
+                unauthenticated: false,
+            },
         };
         let core = open_core(&cfg, factory).unwrap();
         let (tx, rx) = oneshot::channel::<()>();

@@ -242,6 +242,8 @@ pub struct Book {
     /// Journal records produced inside driver hooks, written at the next
     /// commit.
     records: Vec<Record>,
+    /// Counters and latencies of `GET /metrics`.
+    pub metrics: crate::master::metrics::Instruments,
 }
 
 impl Book {
@@ -424,6 +426,7 @@ impl Hooks for Book {
     fn react(&mut self, st: &ClusterState, ev: &StateEvent) {
         match ev {
             StateEvent::AttemptEnded(att) => {
+                self.metrics.attempt_ended(att);
                 self.reduce_blocks.remove(&att.id);
                 if let Some(m) = self.jobs.get_mut(att.job.idx()) {
                     let mut a = att.clone();
@@ -483,6 +486,7 @@ impl Hooks for Book {
 
     fn decision(&mut self, ns: u64) {
         self.decisions.record(ns);
+        self.metrics.assign(ns);
     }
 }
 
@@ -567,6 +571,11 @@ impl Core {
         let gen = journal.meta("generation")?.unwrap_or(0) + 1;
         journal.set_meta("generation", gen)?;
         let records = journal.records()?;
+        let metrics = crate::master::metrics::Instruments::new();
+        let commits = metrics.clone();
+        journal.observe_commits(Box::new(move |durable, d| {
+            commits.journal_commit(durable, d)
+        }));
         let mut core = Core {
             factory,
             epoch_us,
@@ -591,6 +600,7 @@ impl Core {
                 wakeups: Vec::new(),
                 refused: Vec::new(),
                 records: Vec::new(),
+                metrics,
             },
             regs: Vec::new(),
             next_session: gen << 32,

@@ -176,7 +176,9 @@ impl Core {
             self.b.refused.push(e.to_string());
             eprintln!("mrsched master: {e}");
         }
-        self.b.heartbeat_ns.record(t0.elapsed().as_nanos() as u64);
+        let ns = t0.elapsed().as_nanos() as u64;
+        self.b.heartbeat_ns.record(ns);
+        self.b.metrics.schedule(ns);
         self.settle();
         self.commit_lazy()?;
         self.b
