@@ -96,6 +96,19 @@ pub fn line_chart_legend(
     )
 }
 
+/// [`line_chart_legend`] as an SVG document in a string (for a page that
+/// inlines it).
+pub fn line_chart_svg(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    legend: LegendAt,
+    headroom: f64,
+) -> Result<String, PlotError> {
+    draw_lines(title, x_label, y_label, series, &[], legend, headroom)
+}
+
 /// A line chart of means with the spread around each point: `spread[i]`
 /// holds `(x, low, high)` bars for `series[i]` (e.g. min and max over
 /// seeds), drawn as vertical bars in the series' colour.
