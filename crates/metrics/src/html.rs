@@ -16,7 +16,8 @@ use crate::report::Report;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 const STYLE: &str = "\
-body{font-family:sans-serif;margin:2em auto;max-width:60em;padding:0 1em;color:#222}\
+body{font-family:sans-serif;margin:2em auto;max-width:80em;padding:0 1em;color:#222}\
+div.wide{overflow-x:auto}\
 table{border-collapse:collapse;margin:1em 0}\
 th,td{padding:.3em .7em;border-bottom:1px solid #ccc;white-space:nowrap}\
 th{text-align:left;background:#f3f3f3}\
@@ -87,8 +88,9 @@ pub fn compare_html(
 /// The comparison table: what each run was asked as, then the columns of
 /// the text table (`mrsched compare`).
 fn table(labels: &[String], reports: &[Report]) -> Markup {
+    // A wide table scrolls inside its box instead of running off the page.
     html! {
-        table {
+        div.wide { table {
             thead {
                 tr {
                     th { "run" }
@@ -111,7 +113,7 @@ fn table(labels: &[String], reports: &[Report]) -> Markup {
                     }
                 }
             }
-        }
+        } }
     }
 }
 
