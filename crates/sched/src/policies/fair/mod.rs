@@ -462,14 +462,12 @@ impl FairScheduler {
             self.delay.set_job_mode(j, *m);
         }
         self.delay.admit(st, j);
-        // Jobs become runnable in submit order: one waits if an earlier job
-        // of its user or pool still waits (MR1 behaviour).
-        let blocked = self.waiting.iter().any(|&(_, w)| {
-            let ws = &st.job(w).spec;
-            ws.user == job.spec.user
-                || self.placed(ws.pool_name()) == self.placed(job.spec.pool_name())
-        });
-        if blocked || !self.try_run(st, j) {
+        // A job runs when its user and its pool (with their ancestors) are
+        // below their running-job limits, whatever earlier jobs of the same
+        // pool wait for (MR1 `updateRunnability`: a job of another user runs
+        // beside a job held by its user's limit, `TestFairScheduler`
+        // `testUserMaxJobs`). Jobs freed by an ending job run in submit order.
+        if !self.try_run(st, j) {
             self.waiting.insert((job.submitted, j));
         }
         self.structure_dirty = true;
@@ -980,5 +978,7 @@ pub fn presets() -> Vec<Preset> {
     ]
 }
 
+#[cfg(test)]
+mod mr1_cross_check;
 #[cfg(test)]
 mod tests;
