@@ -550,6 +550,10 @@ async fn local(a: LocalArgs) -> Result<()> {
     );
     println!("export MRSCHED_MASTER={}", lc.url);
     println!("export MRSCHED_TOKEN={}   # user `{}`", lc.token, lc.user);
+    println!(
+        "# Web UI: open {}/?token={} once (the browser then keeps a session cookie)",
+        lc.url, lc.token
+    );
     match &lc.metrics_token {
         Some(t) => println!(
             "# Prometheus metrics: curl -H 'Authorization: Bearer {t}' {}/metrics   (token in {})",

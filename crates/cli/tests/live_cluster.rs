@@ -526,6 +526,14 @@ fn local_starts_a_cluster_and_stops_it_on_interrupt() {
             break;
         }
     }
+    // The web UI's sign-in link: it signs a browser in and drops the token
+    // from the address.
+    let ui_line = lines.next().unwrap().unwrap();
+    let ui_url = ui_line
+        .split_whitespace()
+        .find(|w| w.starts_with("http"))
+        .unwrap_or_else(|| panic!("no link in {ui_line}"));
+    assert_eq!(ui_url, format!("{url}/?token={token}"), "{ui_line}");
     // The scrape token: printed, and kept in the work directory.
     let scrape_line = lines.next().unwrap().unwrap();
     let scrape_token = std::fs::read_to_string(dir.path().join("c/metrics-token")).unwrap();
@@ -545,6 +553,19 @@ fn local_starts_a_cluster_and_stops_it_on_interrupt() {
     assert_eq!(scrape(None), 401);
     assert_eq!(scrape(Some(&scrape_token)), 200);
     assert_eq!(scrape(Some(&token)), 200, "the local user is an admin");
+    let signed_in = r.block_on(async {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+            .get(ui_url)
+            .send()
+            .await
+            .unwrap()
+    });
+    assert_eq!(signed_in.status(), 303);
+    assert_eq!(signed_in.headers()["location"], "/");
+    assert!(signed_in.headers().contains_key("set-cookie"));
     r.block_on(c.put(&mut "x y x\n".as_bytes(), "t", 1024, 2))
         .unwrap();
     let s = r
