@@ -126,9 +126,13 @@ fn value_end(b: &[u8], i: usize) -> usize {
     }
 }
 
-/// A few characters of `text` from `i`, for messages.
+/// A few characters of `text` from `i` (up to a blank), for messages.
 fn snippet(text: &str, i: usize) -> String {
-    text[i..].chars().take(20).collect::<String>()
+    text[i..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .take(20)
+        .collect::<String>()
 }
 
 /// Cut a trace into its records: JSON objects one after another, or one

@@ -178,8 +178,12 @@ fn check_job(
     lim: &Limits,
     errs: &mut InputErrors,
 ) -> Option<Job> {
-    let name = job.job_id.unwrap_or_else(|| format!("job-{}", rec.number));
-    let id = Some(name.as_str());
+    // Errors name the job by its id in the file, if it has one.
+    let id = job.job_id.as_deref();
+    let name = job
+        .job_id
+        .clone()
+        .unwrap_or_else(|| format!("job-{}", rec.number));
     let before = errs.0.len();
     let submit_ms = match job.submit_time {
         Some(Long(ms)) if ms >= 0 => Some(ms),

@@ -163,11 +163,12 @@ fn check_job(
     lim: &Limits,
     errs: &mut InputErrors,
 ) -> Option<Job> {
-    let name = job
-        .id
-        .map(Scalar::text)
+    // Errors name the job by its id in the file, if it has one.
+    let id_text = job.id.map(Scalar::text);
+    let id = id_text.as_deref();
+    let name = id_text
+        .clone()
         .unwrap_or_else(|| format!("job-{}", rec.number));
-    let id = Some(name.as_str());
     let before = errs.0.len();
     let mut err = |path: &[Seg], msg: String| errs.push(rec.error(src, id, path, msg));
     let arrival = match job.start {
