@@ -108,6 +108,10 @@ struct LoggedTaskAttempt {
 
 /// A checked job; times in ms.
 struct Job {
+    /// Index of its record.
+    rec: usize,
+    /// Whether the name is the record's `jobID`.
+    has_id: bool,
     name: String,
     user: String,
     pool: Option<String>,
@@ -125,7 +129,7 @@ pub fn read(src: &Source) -> Result<Workload, InputErrors> {
     let mut errs = InputErrors::new();
     let mut jobs = Vec::new();
     let mut total = 0u64;
-    for rec in &records {
+    for (r, rec) in records.iter().enumerate() {
         if errs.0.len() >= MAX_ERRORS {
             break;
         }
@@ -136,7 +140,8 @@ pub fn read(src: &Source) -> Result<Workload, InputErrors> {
                 continue;
             }
         };
-        if let Some(j) = check_job(src, rec, job, &lim, &mut errs) {
+        if let Some(mut j) = check_job(src, rec, job, &lim, &mut errs) {
+            j.rec = r;
             total += (j.maps.len() + j.reduces.len()) as u64;
             if let Some(m) = Limits::check_count(
                 total,
@@ -154,8 +159,26 @@ pub fn read(src: &Source) -> Result<Workload, InputErrors> {
             jobs.push(j);
         }
     }
-    errs.into_result(())?;
+    if !errs.is_empty() {
+        return Err(errs);
+    }
     let first = jobs.iter().map(|j| j.submit_ms).min().unwrap_or(0);
+    for j in &jobs {
+        let after = j.submit_ms - first;
+        if let Some(m) = Limits::check_secs(after as f64 / 1000.0, lim.max_time_s) {
+            let id = j.has_id.then_some(j.name.as_str());
+            errs.push(records[j.rec].error(
+                src,
+                id,
+                &[Seg::Key("submitTime")],
+                format!("{after} ms after the earliest submission: {m} (the simulated horizon)"),
+            ));
+            if errs.0.len() >= MAX_ERRORS {
+                break;
+            }
+        }
+    }
+    errs.into_result(())?;
     let mut b = WorkloadBuilder::new(&stem(&src.label));
     for j in jobs {
         let arrival = Time::from_millis((j.submit_ms - first) as u64);
@@ -260,6 +283,8 @@ fn check_job(
         return None;
     }
     Some(Job {
+        rec: 0,
+        has_id: id.is_some(),
         name,
         user: job.user.unwrap_or_else(|| "default".into()),
         pool: job.queue,
@@ -491,6 +516,12 @@ mod tests {
             e.contains("record 1 (job `a`), mapTasks: the job has 1 reduce tasks and no map task"),
             "{e}"
         );
+        let e = read_str(
+            "{\"jobID\": \"a\", \"submitTime\": 0, \"mapTasks\": [{\"startTime\": 0, \"finishTime\": 1}]}\n{\"submitTime\": 400000000000, \"mapTasks\": [{\"startTime\": 0, \"finishTime\": 1}]}",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(e, "t.json:2:16: record 2, submitTime: 400000000000 ms after the earliest submission: 400000000 s is beyond the limit of 315360000 s (the simulated horizon)");
         let e = read_str("\n\n").unwrap_err().to_string();
         assert_eq!(e, "t.json: the trace has no jobs (no JSON object in it)");
     }
