@@ -10,7 +10,7 @@
 //! is read past; `docs/formats.md` lists every choice.
 
 use crate::build::WorkloadBuilder;
-use crate::jsonstream::{self, Long, Record, Seg, MAX_ERRORS};
+use crate::jsonstream::{self, Long, Record, Seg, Text, MAX_ERRORS};
 use crate::sls::stem;
 use mrsched_model::ids::Priority;
 use mrsched_model::{InputErrors, Limits, Source, Time, Workload};
@@ -21,11 +21,11 @@ use serde::Deserialize;
 #[serde(rename_all = "camelCase")]
 struct LoggedJob {
     #[serde(rename = "jobID", default)]
-    job_id: Option<String>,
+    job_id: Option<Text>,
     #[serde(default)]
-    user: Option<String>,
+    user: Option<Text>,
     #[serde(default)]
-    queue: Option<String>,
+    queue: Option<Text>,
     #[serde(default)]
     priority: Option<JobPriority>,
     #[serde(default)]
@@ -202,10 +202,9 @@ fn check_job(
     errs: &mut InputErrors,
 ) -> Option<Job> {
     // Errors name the job by its id in the file, if it has one.
-    let id = job.job_id.as_deref();
-    let name = job
-        .job_id
-        .clone()
+    let id = job.job_id.as_ref().map(|t| t.0.as_str());
+    let name = id
+        .map(String::from)
         .unwrap_or_else(|| format!("job-{}", rec.number));
     let before = errs.0.len();
     let submit_ms = match job.submit_time {
@@ -286,8 +285,8 @@ fn check_job(
         rec: 0,
         has_id: id.is_some(),
         name,
-        user: job.user.unwrap_or_else(|| "default".into()),
-        pool: job.queue,
+        user: job.user.map_or_else(|| "default".into(), |t| t.0),
+        pool: job.queue.map(|t| t.0),
         priority: match job.priority.unwrap_or(JobPriority::Normal) {
             JobPriority::VeryLow => Priority::VeryLow,
             JobPriority::Low => Priority::Low,

@@ -11,7 +11,7 @@
 //! is listed in `docs/formats.md`.
 
 use crate::build::WorkloadBuilder;
-use crate::jsonstream::{self, Long, Record, Seg, MAX_ERRORS};
+use crate::jsonstream::{self, Long, Record, Seg, Text, MAX_ERRORS};
 use mrsched_model::limits::num;
 use mrsched_model::{InputErrors, Limits, Source, Time, Workload};
 use serde::Deserialize;
@@ -24,11 +24,11 @@ struct SlsJob {
     #[serde(rename = "job.end.ms", default)]
     _end: Option<Long>,
     #[serde(rename = "job.queue.name", default)]
-    queue: Option<Scalar>,
+    queue: Option<Text>,
     #[serde(rename = "job.id", default)]
-    id: Option<Scalar>,
+    id: Option<Text>,
     #[serde(rename = "job.user", default)]
-    user: Option<String>,
+    user: Option<Text>,
     #[serde(rename = "job.count", default)]
     count: Option<Long>,
     #[serde(rename = "am.type", default)]
@@ -56,23 +56,6 @@ struct SlsTask {
     kind: Option<String>,
     #[serde(default)]
     count: Option<Long>,
-}
-
-/// A string or a number, read as text (SLS takes `toString()` of these).
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Scalar {
-    Text(String),
-    Number(serde_json::Number),
-}
-
-impl Scalar {
-    fn text(self) -> String {
-        match self {
-            Scalar::Text(s) => s,
-            Scalar::Number(n) => n.to_string(),
-        }
-    }
 }
 
 /// The workload's name: the file's stem.
@@ -164,7 +147,7 @@ fn check_job(
     errs: &mut InputErrors,
 ) -> Option<Job> {
     // Errors name the job by its id in the file, if it has one.
-    let id_text = job.id.map(Scalar::text);
+    let id_text = job.id.map(|t| t.0);
     let id = id_text.as_deref();
     let name = id_text
         .clone()
@@ -316,8 +299,8 @@ fn check_job(
     }
     Some(Job {
         name,
-        user: job.user.unwrap_or_else(|| "default".into()),
-        pool: job.queue.map(Scalar::text),
+        user: job.user.map_or_else(|| "default".into(), |t| t.0),
+        pool: job.queue.map(|t| t.0),
         arrival: arrival?,
         maps,
         reduces,
@@ -386,6 +369,23 @@ mod tests {
         assert_eq!(w.jobs[0].user, "default");
         assert_eq!(w.jobs[0].pool, None);
         assert_eq!(w.jobs[0].arrival, Time::from_millis(5));
+        // Names may be numbers (SLS takes their text); objects may not.
+        let w = read_str(
+            "{\"job.id\": 7, \"job.user\": 12, \"job.queue.name\": 3, \"job.start.ms\": 0, \"job.tasks\": [{\"container.duration.ms\": 1}]}",
+        )
+        .unwrap();
+        assert_eq!(
+            (w.jobs[0].name.as_str(), w.jobs[0].user.as_str()),
+            ("7", "12")
+        );
+        assert_eq!(w.jobs[0].pool.as_deref(), Some("3"));
+        let e = read_str("{\"job.queue.name\": {\"a\": 1}, \"job.start.ms\": 0}")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.json:1:20: record 1, job.queue.name: invalid type: map, expected a string (or a number)"),
+            "{e}"
+        );
     }
 
     #[test]
