@@ -153,7 +153,7 @@ fn malformed_traces_are_located_errors_and_nothing_runs() {
         (
             "missing-start.json",
             "{\"job.id\": \"a\", \"job.start.ms\": 0, \"job.tasks\": [{\"container.duration.ms\": 5}]}\n{\"job.id\": \"b\",\n \"job.tasks\": [{\"container.duration.ms\": 5}]}\n",
-            "missing-start.json:2:1: record 2 (job `b`): missing field `job.start.ms`",
+            "missing-start.json:2:1: record 2 (job `b`), job.start.ms: missing field `job.start.ms`",
         ),
         (
             "backwards.json",

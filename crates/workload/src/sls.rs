@@ -157,7 +157,7 @@ fn check_job(
     let arrival = match job.start {
         None => {
             err(
-                &[],
+                &[Seg::Key("job.start.ms")],
                 "missing field `job.start.ms` (the job's submission time, ms)".into(),
             );
             None
@@ -396,7 +396,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "t.json:2:1: record 2 (job `b`): missing field `job.start.ms` (the job's submission time, ms)"
+            "t.json:2:1: record 2 (job `b`), job.start.ms: missing field `job.start.ms` (the job's submission time, ms)"
         );
     }
 
