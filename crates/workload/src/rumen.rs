@@ -413,9 +413,9 @@ mod tests {
         assert_eq!(w.name, "rumen-trace");
         assert_eq!(w.jobs.len(), 2);
         let a = &w.jobs[0];
-        assert_eq!(a.name, "job_1369942127770_1205");
+        assert_eq!(a.name, "job_1700000000000_0042");
         assert_eq!(a.arrival, Time::ZERO);
-        assert_eq!((a.user.as_str(), a.pool_name()), ("jenkins", "sls_queue_1"));
+        assert_eq!((a.user.as_str(), a.pool_name()), ("etl", "research"));
         // Map 0: its one attempt, 17.043 s over 128 MB. Map 1: the failed
         // attempt (4 s) is not replayed, the successful one took 15 s.
         let maps: Vec<(f64, f64)> = a.maps.iter().map(|m| (secs(m.time), m.input_mb)).collect();
@@ -426,7 +426,7 @@ mod tests {
         // Job B: submitted 10 s later, HIGH; the killed speculative attempt
         // is not replayed; no inputBytes, so the attempt's hdfsBytesRead.
         let b = &w.jobs[1];
-        assert_eq!(b.name, "job_1369942127770_1206");
+        assert_eq!(b.name, "job_1700000000000_0043");
         assert_eq!(b.arrival, Time::from_secs(10));
         assert_eq!(b.priority, Priority::High);
         assert_eq!(

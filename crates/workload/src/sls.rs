@@ -336,18 +336,15 @@ mod tests {
         let names: Vec<&str> = w.jobs.iter().map(|j| j.name.as_str()).collect();
         assert_eq!(names, ["job_1", "job_2", "job_3"]);
         let arrivals: Vec<f64> = w.jobs.iter().map(|j| j.arrival.as_secs_f64()).collect();
-        assert_eq!(arrivals, [0.0, 105.204, 120.0]);
+        assert_eq!(arrivals, [0.0, 98.0, 120.0]);
         let j1 = &w.jobs[0];
-        assert_eq!(
-            times(j1.maps.iter().map(|m| m.time)),
-            [17.043, 14.928, 17.843]
-        );
-        assert_eq!(times(j1.reduces.iter().map(|r| r.time)), [8.375]);
-        assert_eq!((j1.user.as_str(), j1.pool_name()), ("alice", "sls_queue_1"));
+        assert_eq!(times(j1.maps.iter().map(|m| m.time)), [17.36, 14.889, 18.5]);
+        assert_eq!(times(j1.reduces.iter().map(|r| r.time)), [8.8]);
+        assert_eq!((j1.user.as_str(), j1.pool_name()), ("alice", "research"));
         let j2 = &w.jobs[1];
-        assert_eq!(times(j2.maps.iter().map(|m| m.time)), [22.163, 19.589]);
+        assert_eq!(times(j2.maps.iter().map(|m| m.time)), [22.5, 19.6]);
         assert!(j2.reduces.is_empty());
-        assert_eq!((j2.user.as_str(), j2.pool_name()), ("bob", "sls_queue_2"));
+        assert_eq!((j2.user.as_str(), j2.pool_name()), ("bob", "production"));
         // `count` repeats a container; `duration.ms` is the legacy duration.
         let j3 = &w.jobs[2];
         assert_eq!(times(j3.maps.iter().map(|m| m.time)), [12.0; 4]);
