@@ -166,6 +166,11 @@ fn malformed_traces_are_located_errors_and_nothing_runs() {
             "soon.json:2:", // then the record, the field and the message
         ),
         (
+            "syntax.json",
+            "{\"job.id\": \"a\", \"job.start.ms\": 0,\n \"job.tasks\": [{\"container.duration.ms\": 5},]}\n",
+            "syntax.json:2:45: record 1, job.tasks: trailing comma",
+        ),
+        (
             "trailing.json",
             "{\"jobID\": \"job_7\", \"submitTime\": 1, \"mapTasks\": [{\"startTime\": 1, \"finishTime\": 2}]}\ngarbage\n",
             "trailing.json:2:1: record 2: expected `{` opening a JSON object, found `garbage`",

@@ -447,12 +447,8 @@ pub enum TraceFormat {
 /// `mapTasks` or `submitTime`. `None` for anything else (mrsched's own
 /// workload files among them).
 pub fn detect(text: &str) -> Option<TraceFormat> {
-    let src = Source::new(
-        "",
-        text.trim_start_matches('\u{feff}'),
-        mrsched_model::Format::Json,
-    );
-    let b = src.text.as_bytes();
+    let text = text.trim_start_matches('\u{feff}');
+    let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) == Some(&b'[') {
         i = skip_ws(b, i + 1);
@@ -460,10 +456,16 @@ pub fn detect(text: &str) -> Option<TraceFormat> {
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    let first = &src.text[i..value_end(b, i)];
-    let m: std::collections::HashMap<String, serde::de::IgnoredAny> =
-        serde_json::from_str(first).ok()?;
-    let has = |k: &str| m.contains_key(k);
+    let first = &text[i..value_end(b, i)];
+    // The keys of the first record; when it does not parse, the keys
+    // written in it, so that its syntax error is reported by the trace
+    // reader, with the record.
+    let keys: Option<std::collections::HashMap<String, serde::de::IgnoredAny>> =
+        serde_json::from_str(first).ok();
+    let has = |k: &str| match &keys {
+        Some(m) => m.contains_key(k),
+        None => first.contains(&format!("\"{k}\"")),
+    };
     if has("job.tasks") || has("job.start.ms") || has("am.type") {
         Some(TraceFormat::Sls)
     } else if has("jobID") || has("mapTasks") || has("submitTime") {
@@ -554,5 +556,9 @@ mod tests {
         assert_eq!(detect("[{\"jobID\": \"x\"}]"), Some(TraceFormat::Rumen));
         assert_eq!(detect("{\"jobs\": []}"), None);
         assert_eq!(detect("[[jobs]]\nmaps = 1\n"), None);
+        assert_eq!(
+            detect("{\"jobID\": \"a\", \"mapTasks\": [}"),
+            Some(TraceFormat::Rumen)
+        );
     }
 }

@@ -353,6 +353,21 @@ mod tests {
     }
 
     #[test]
+    fn an_array_of_jobs_reads_as_the_stream() {
+        // Jackson's readValues takes either form; so does mrsched.
+        let src = Source::new("t.json", EXAMPLE, Format::Json);
+        let stream = read(&src).unwrap();
+        let objects: Vec<&str> = jsonstream::split(&src)
+            .unwrap()
+            .iter()
+            .map(|r| r.text)
+            .collect();
+        let array = format!("[\n{}\n]\n", objects.join(",\n"));
+        let w = read_str(&array).unwrap();
+        assert_eq!(w.jobs, stream.jobs);
+    }
+
+    #[test]
     fn defaults_follow_sls() {
         // No type: a map; no user: "default"; no queue: the user's pool;
         // no id: named after the record; job.count copies the job.
