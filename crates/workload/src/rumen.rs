@@ -150,7 +150,7 @@ pub fn read(src: &Source) -> Result<Workload, InputErrors> {
             ) {
                 errs.push(rec.error(
                     src,
-                    Some(&j.name),
+                    j.has_id.then_some(j.name.as_str()),
                     &[],
                     format!("with this job the trace has {m}"),
                 ));
@@ -235,6 +235,9 @@ fn check_job(
             return None;
         }
         for (t, task) in tasks.iter().enumerate() {
+            if errs.0.len() >= MAX_ERRORS {
+                return None;
+            }
             let Some(secs) = task_time(src, rec, id, key, t, task, lim, errs) else {
                 continue;
             };
@@ -454,6 +457,17 @@ mod tests {
         assert_eq!(j.arrival, Time::from_secs(3));
         assert_eq!(w.jobs[0].name, "k");
         assert_eq!(w.jobs[0].arrival, Time::ZERO);
+    }
+
+    #[test]
+    fn many_bad_tasks_stop_at_fifty_errors_quickly() {
+        let tasks = vec!["{\"startTime\": 5, \"finishTime\": 5}"; 100_000].join(",\n");
+        let text = format!("{{\"submitTime\": 0, \"mapTasks\": [\n{tasks}]}}");
+        let t = std::time::Instant::now();
+        let e = read_str(&text).unwrap_err();
+        assert_eq!(e.0.len(), MAX_ERRORS);
+        assert_eq!(e.0[49].line, Some(51));
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
     }
 
     #[test]

@@ -153,10 +153,13 @@ fn check_job(
         .clone()
         .unwrap_or_else(|| format!("job-{}", rec.number));
     let before = errs.0.len();
-    let mut err = |path: &[Seg], msg: String| errs.push(rec.error(src, id, path, msg));
+    let err = |errs: &mut InputErrors, path: &[Seg], msg: String| {
+        errs.push(rec.error(src, id, path, msg))
+    };
     let arrival = match job.start {
         None => {
             err(
+                errs,
                 &[Seg::Key("job.start.ms")],
                 "missing field `job.start.ms` (the job's submission time, ms)".into(),
             );
@@ -164,6 +167,7 @@ fn check_job(
         }
         Some(Long(ms)) if ms < 0 => {
             err(
+                errs,
                 &[Seg::Key("job.start.ms")],
                 format!("must be zero or more ms, got {ms}"),
             );
@@ -174,6 +178,7 @@ fn check_job(
             match Limits::check_secs(s, lim.max_time_s) {
                 Some(m) => {
                     err(
+                        errs,
                         &[Seg::Key("job.start.ms")],
                         format!("{m} (the simulated horizon)"),
                     );
@@ -186,6 +191,7 @@ fn check_job(
     let tasks = job.tasks.unwrap_or_default();
     if tasks.is_empty() {
         err(
+            errs,
             &[Seg::Key("job.tasks")],
             "the job has no tasks (SLS refuses it too)".into(),
         );
@@ -193,6 +199,9 @@ fn check_job(
     let (mut maps, mut reduces) = (Vec::new(), Vec::new());
     let mut n_tasks = 0u64;
     for (t, task) in tasks.iter().enumerate() {
+        if errs.0.len() >= MAX_ERRORS {
+            return None;
+        }
         let at = |k: &'static str| [Seg::Key("job.tasks"), Seg::Index(t), Seg::Key(k)];
         let kind = task.kind.as_deref().unwrap_or("map");
         let is_map = match kind {
@@ -200,6 +209,7 @@ fn check_job(
             "reduce" => false,
             other => {
                 err(
+                    errs,
                     &at("container.type"),
                     format!("expected `map` or `reduce`, got `{other}`"),
                 );
@@ -213,6 +223,7 @@ fn check_job(
             (None, None, Some(s), Some(e)) => {
                 if s.0 < 0 {
                     err(
+                        errs,
                         &at("container.start.ms"),
                         format!("must be zero or more ms, got {}", s.0),
                     );
@@ -220,6 +231,7 @@ fn check_job(
                 }
                 if e.0 <= s.0 {
                     err(
+                        errs,
                         &at("container.end.ms"),
                         format!(
                             "the container ends at {} ms, not after it starts at {} ms",
@@ -237,6 +249,7 @@ fn check_job(
                     "container.end.ms"
                 };
                 err(
+                    errs,
                     &[Seg::Key("job.tasks"), Seg::Index(t)],
                     format!("missing field `{missing}`: a container needs container.duration.ms, or container.start.ms and container.end.ms"),
                 );
@@ -246,13 +259,14 @@ fn check_job(
         let secs = ms as f64 / 1000.0;
         if ms <= 0 {
             err(
+                errs,
                 &at(field),
                 format!("a container's duration must be positive, got {ms} ms"),
             );
             continue;
         }
         if let Some(m) = Limits::check_secs(secs, lim.max_duration_s) {
-            err(&at(field), m);
+            err(errs, &at(field), m);
             continue;
         }
         let count = count_of(task.count);
@@ -262,7 +276,11 @@ fn check_job(
             lim.max_job_tasks,
             "tasks per job (raise it with --max-job-tasks)",
         ) {
-            err(&at("count"), format!("the job's containers reach {m}"));
+            err(
+                errs,
+                &at("count"),
+                format!("the job's containers reach {m}"),
+            );
             return None;
         }
         let list = if is_map { &mut maps } else { &mut reduces };
@@ -472,6 +490,17 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_job_of_many_bad_containers_stops_at_fifty_errors_quickly() {
+        let tasks = vec!["{\"container.duration.ms\": 0}"; 100_000].join(",\n");
+        let text = format!("{{\"job.start.ms\": 0, \"job.tasks\": [\n{tasks}]}}");
+        let t = std::time::Instant::now();
+        let e = read_str(&text).unwrap_err();
+        assert_eq!(e.0.len(), MAX_ERRORS);
+        assert_eq!(e.0[49].line, Some(51));
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
     }
 
     #[test]
