@@ -15,6 +15,7 @@ use mrsched_sched::config::{self, SchedulerConfig};
 use mrsched_sched::policies::fair::alloc;
 use mrsched_sim::{simulate, SimOptions};
 use mrsched_workload::swim::{self, SwimMode, SwimOptions};
+use mrsched_workload::{rumen, sls};
 use std::path::Path;
 
 /// Every target, by name.
@@ -25,6 +26,8 @@ pub const TARGETS: &[&str] = &[
     "alloc-xml",
     "alloc-toml",
     "swim",
+    "sls",
+    "rumen",
     "jobfile",
     "proto",
     "users",
@@ -148,6 +151,33 @@ pub fn run(target: &str, data: &[u8]) -> String {
                     swim::read(&src, &opts).map(|w| format!("{}", w.jobs.len())),
                 ));
             }
+        }
+        "sls" | "rumen" => {
+            // A Hadoop job trace, then what a run checks before it starts.
+            let src = Source::new("t.json", text, Format::Json);
+            let read = if target == "sls" {
+                sls::read
+            } else {
+                rumen::read
+            };
+            let r = read(&src);
+            if let Err(e) = &r {
+                // Every located error points at a line of the file.
+                let lines = text.split('\n').count();
+                for e in &e.0 {
+                    assert!(
+                        e.line.is_none_or(|l| l >= 1 && l <= lines),
+                        "line {:?} of {lines}: {e}",
+                        e.line
+                    );
+                }
+            }
+            let c = probe();
+            out.push(outcome_class(r.and_then(|w| {
+                w.check_against(&c, "t.json")?;
+                let e = estimate(&c, &w);
+                Ok(format!("{} {}", e.jobs, e.tasks))
+            })));
         }
         "jobfile" => {
             for src in both("job", text) {
@@ -304,6 +334,8 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
         "swim" => vec![read(
             "crates/workload/data/FB-2009_samples_24_times_1hr_0_first50jobs.tsv",
         )],
+        "sls" => vec![read("examples/sls-trace.json")],
+        "rumen" => vec![read("examples/rumen-trace.json")],
         "jobfile" => vec![
             read("examples/wordcount-job.toml"),
             read("examples/streaming-job.toml"),

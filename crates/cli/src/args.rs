@@ -68,7 +68,8 @@ pub struct RunArgs {
     /// Built-in cluster name (see `mrsched list`) or cluster file (.toml/.json).
     #[arg(long, short = 'c', default_value = "ec2-100")]
     pub cluster: String,
-    /// Built-in workload name, workload file (.toml/.json) or SWIM trace (.tsv).
+    /// Built-in workload name, workload file (.toml/.json), SWIM trace (.tsv),
+    /// or Hadoop SLS or Rumen job trace (JSON, told by its contents).
     #[arg(long, short = 'w', default_value = "fb-bm")]
     pub workload: String,
     /// Seed of every random choice (workload generation, placement, faults).
@@ -216,6 +217,10 @@ pub enum FileKind {
     Scheduler,
     /// A SWIM trace.
     Swim,
+    /// A Hadoop SLS job trace (JSON).
+    Sls,
+    /// A Rumen job trace (JSON).
+    Rumen,
     /// An allocation file: MR1's `fair-scheduler.xml` or the native form.
     Allocation,
     /// A live job file (`mrsched submit`).
@@ -238,7 +243,7 @@ pub struct ValidateArgs {
 /// `mrsched generate`.
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
-    /// Built-in workload name, or a SWIM trace to convert.
+    /// Built-in workload name, or a SWIM, SLS or Rumen trace to convert.
     pub workload: String,
     /// Seed.
     #[arg(long, default_value_t = 1)]

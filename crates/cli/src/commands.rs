@@ -11,6 +11,7 @@ use mrsched_sched::policies::fair::alloc::Allocations;
 use mrsched_sched::{config, SchedulerConfig};
 use mrsched_sim::{simulate_with_progress, standalone::standalone_times, SimOptions};
 use mrsched_workload::catalog;
+use mrsched_workload::jsonstream::{self, TraceFormat};
 use mrsched_workload::swim::{SwimMode, SwimOptions};
 use std::path::Path;
 
@@ -553,6 +554,11 @@ fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
     if path.extension().and_then(|e| e.to_str()) == Some("tsv") {
         return Some(FileKind::Swim);
     }
+    match jsonstream::detect(&src.text) {
+        Some(TraceFormat::Sls) => return Some(FileKind::Sls),
+        Some(TraceFormat::Rumen) => return Some(FileKind::Rumen),
+        None => {}
+    }
     if Allocations::is_xml(src) {
         return Some(FileKind::Allocation);
     }
@@ -581,6 +587,20 @@ fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
     } else {
         None
     }
+}
+
+/// One line about a job trace: jobs, tasks and the span of arrivals.
+fn trace_summary(what: &str, w: &Workload) -> String {
+    let span = match (w.jobs.first(), w.jobs.last()) {
+        (Some(a), Some(b)) => b.arrival.saturating_sub(a.arrival).as_secs_f64(),
+        _ => 0.0,
+    };
+    format!(
+        "{what}: {} jobs, {} tasks, arrivals over {} s",
+        w.jobs.len(),
+        w.task_count(),
+        mrsched_model::limits::num(span)
+    )
 }
 
 fn validate(a: ValidateArgs) -> Result<()> {
@@ -636,6 +656,14 @@ fn validate(a: ValidateArgs) -> Result<()> {
                         w.task_count()
                     )
                 }),
+            Some(FileKind::Sls) => mrsched_workload::sls::read(&src).map(|w| {
+                workloads.push((src.label.clone(), w.clone()));
+                trace_summary("SLS job trace", &w)
+            }),
+            Some(FileKind::Rumen) => mrsched_workload::rumen::read(&src).map(|w| {
+                workloads.push((src.label.clone(), w.clone()));
+                trace_summary("Rumen job trace", &w)
+            }),
             Some(FileKind::Allocation) => Allocations::from_source(&src).map(|a| {
                 format!(
                     "allocation file: {} pools, {} users",

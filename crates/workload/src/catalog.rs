@@ -6,11 +6,13 @@
 
 use crate::facebook::{self, BmParams, Fb2009Params};
 use crate::goals::{self, GoalMixParams};
+use crate::jsonstream::{self, TraceFormat};
 use crate::msjo::{self, Counts, MsjoParams, Times};
 use crate::realtime::{self as rt, RtmrParams, RtmrWorkload};
 use crate::shared_scans;
 use crate::swim::{self, SwimOptions};
 use crate::synthetic::{self, SyntheticParams};
+use crate::{rumen, sls};
 use mrsched_model::{Cluster, Format, InputError, InputErrors, Source, Workload};
 use std::path::Path;
 
@@ -380,7 +382,8 @@ pub fn cluster(arg: &str) -> Result<Cluster, InputErrors> {
 }
 
 /// A built-in workload name or a file: `.tsv` files are SWIM traces read
-/// with `swim`, others workload files.
+/// with `swim`; Hadoop SLS and Rumen job traces are told by their first
+/// record's keys ([`jsonstream::detect`]); others are workload files.
 pub fn workload(arg: &str, seed: u64, swim: &SwimOptions) -> Result<Workload, InputErrors> {
     if let Some(w) = workloads().into_iter().find(|w| w.name == arg) {
         return Ok((w.make)(seed));
@@ -408,7 +411,11 @@ pub fn workload(arg: &str, seed: u64, swim: &SwimOptions) -> Result<Workload, In
         };
         return swim::read(&src, &opts);
     }
-    Workload::from_source(&src)
+    match jsonstream::detect(&src.text) {
+        Some(TraceFormat::Sls) => sls::read(&src),
+        Some(TraceFormat::Rumen) => rumen::read(&src),
+        None => Workload::from_source(&src),
+    }
 }
 
 #[cfg(test)]
