@@ -84,6 +84,8 @@ struct Usage {
     user: FxHashMap<(usize, u32), [u32; 2]>,
     /// Users with pending work of each kind, per queue (YARN's active users).
     active: Vec<[u32; 2]>,
+    /// Running plus launchable tasks per queue (for pool views).
+    demand: Vec<[u32; 2]>,
 }
 
 /// YARN's user limit for one slot kind, in slots (`LeafQueue` /
@@ -146,7 +148,7 @@ impl CapacityScheduler {
             users: FxHashMap::default(),
             apps: vec![0; n],
             total_apps: 0,
-            cap: [0.0; 2],
+            cap: slots,
             cap_dirty: true,
             rejected: 0,
             shown: vec![[[0.0; 2]; 2]; n],
@@ -253,6 +255,7 @@ impl CapacityScheduler {
             queue: vec![[0; 2]; n],
             user: FxHashMap::default(),
             active: vec![[0; 2]; n],
+            demand: vec![[0; 2]; n],
         };
         let mut with_work: FxHashMap<(usize, u32), [bool; 2]> = FxHashMap::default();
         for (q, jobs) in self.order.iter().enumerate() {
@@ -265,9 +268,12 @@ impl CapacityScheduler {
                 let e = u.user.entry((q, uid)).or_default();
                 e[MAP] += run[MAP];
                 e[RED] += run[RED];
+                let pend = [job.pending_maps(), job.launchable_reduces()];
+                u.demand[q][MAP] += run[MAP] + pend[MAP];
+                u.demand[q][RED] += run[RED] + pend[RED];
                 let w = with_work.entry((q, uid)).or_default();
-                w[MAP] |= job.pending_maps() > 0;
-                w[RED] |= job.launchable_reduces() > 0;
+                w[MAP] |= pend[MAP] > 0;
+                w[RED] |= pend[RED] > 0;
             }
         }
         for ((q, _), w) in with_work {
@@ -277,12 +283,23 @@ impl CapacityScheduler {
         // Children come after their parent (breadth first): add upwards.
         for q in (1..n).rev() {
             if let Some(p) = self.conf.queues[q].parent {
-                let c = u.queue[q];
+                let (c, d) = (u.queue[q], u.demand[q]);
                 u.queue[p][MAP] += c[MAP];
                 u.queue[p][RED] += c[RED];
+                u.demand[p][MAP] += d[MAP];
+                u.demand[p][RED] += d[RED];
             }
         }
         u
+    }
+
+    /// Keep the usage for pool views (drivers may show pools without
+    /// calling `update_allocation`).
+    fn show(&mut self, u: &Usage) {
+        for ((shown, used), demand) in self.shown.iter_mut().zip(&u.queue).zip(&u.demand) {
+            shown[0] = [used[MAP] as f64, used[RED] as f64];
+            shown[1] = [demand[MAP] as f64, demand[RED] as f64];
+        }
     }
 
     /// Used capacity of `q` for ordering siblings: used / guaranteed.
@@ -435,11 +452,14 @@ impl Scheduler for CapacityScheduler {
                     }
                 }
             }
-            StateEvent::NodeLost(_)
-            | StateEvent::NodeRecovered(_)
-            | StateEvent::CapacityChanged(_) => {
+            // Node changes are rare: the guarantees `mrsched pools` shows
+            // follow them at once. Capacity changes may come for every node
+            // at one instant: counted once, at the next use.
+            StateEvent::NodeLost(_) | StateEvent::NodeRecovered(_) => {
                 self.cap_dirty = true;
+                self.refresh_capacity(st);
             }
+            StateEvent::CapacityChanged(_) => self.cap_dirty = true,
             _ => {}
         }
     }
@@ -452,6 +472,7 @@ impl Scheduler for CapacityScheduler {
         }
         self.refresh_capacity(st);
         let u = self.usage(st);
+        self.show(&u);
         let map = if maps {
             self.offer(st, node, MAP, 0, &u)
         } else {
@@ -480,25 +501,7 @@ impl Scheduler for CapacityScheduler {
         self.cap_dirty = true;
         self.refresh_capacity(st);
         let u = self.usage(st);
-        let mut demand = vec![[0u32; 2]; self.conf.queues.len()];
-        for (q, jobs) in self.order.iter().enumerate() {
-            for &(_, _, j) in jobs {
-                let job = st.job(j);
-                demand[q][MAP] += job.map_counts.running + job.pending_maps();
-                demand[q][RED] += job.reduce_counts.running + job.launchable_reduces();
-            }
-        }
-        for q in (1..demand.len()).rev() {
-            if let Some(p) = self.conf.queues[q].parent {
-                let c = demand[q];
-                demand[p][MAP] += c[MAP];
-                demand[p][RED] += c[RED];
-            }
-        }
-        for ((shown, used), demand) in self.shown.iter_mut().zip(&u.queue).zip(&demand) {
-            shown[0] = [used[MAP] as f64, used[RED] as f64];
-            shown[1] = [demand[MAP] as f64, demand[RED] as f64];
-        }
+        self.show(&u);
     }
 
     fn pool_of(&self, st: &ClusterState, j: JobId) -> String {
