@@ -71,9 +71,9 @@ pub struct CapacityScheduler {
     cap: [f64; 2],
     cap_dirty: bool,
     rejected: u64,
-    /// Per queue, `[used, demand]` per kind, at the last
-    /// `update_allocation` (for pool views).
-    shown: Vec<[[f64; 2]; 2]>,
+    /// Per queue, running plus launchable tasks per kind at the last
+    /// assignment or `update_allocation` (for pool views).
+    shown: Vec<[f64; 2]>,
     warnings: Vec<String>,
 }
 
@@ -151,7 +151,7 @@ impl CapacityScheduler {
             cap: slots,
             cap_dirty: true,
             rejected: 0,
-            shown: vec![[[0.0; 2]; 2]; n],
+            shown: vec![[0.0; 2]; n],
             warnings,
             conf,
         }
@@ -296,9 +296,8 @@ impl CapacityScheduler {
     /// Keep the usage for pool views (drivers may show pools without
     /// calling `update_allocation`).
     fn show(&mut self, u: &Usage) {
-        for ((shown, used), demand) in self.shown.iter_mut().zip(&u.queue).zip(&u.demand) {
-            shown[0] = [used[MAP] as f64, used[RED] as f64];
-            shown[1] = [demand[MAP] as f64, demand[RED] as f64];
+        for (shown, demand) in self.shown.iter_mut().zip(&u.demand) {
+            *shown = [demand[MAP] as f64, demand[RED] as f64];
         }
     }
 
@@ -523,7 +522,7 @@ impl Scheduler for CapacityScheduler {
                     weight: 1.0,
                     min_share: g,
                     fair_share: g,
-                    demand: self.shown[q][1],
+                    demand: self.shown[q],
                     starved_since: None,
                     preemptions: 0,
                     max_share: Some([self.max_slots(q, MAP) as f64, self.max_slots(q, RED) as f64]),

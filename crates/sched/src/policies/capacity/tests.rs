@@ -352,3 +352,37 @@ fn reduces_have_their_own_capacity() {
         (3, 1)
     );
 }
+
+#[test]
+fn pool_views_need_no_update_and_tiny_maxima_are_warned() {
+    // 4 map and 4 reduce slots; b may hold 20% of them: less than one slot.
+    let c = slots(4);
+    let mut st = ClusterState::new(c.clone());
+    let mut s = sched(
+        &[
+            ("root.queues", "a,b"),
+            ("root.a.capacity", "80"),
+            ("root.b.capacity", "20"),
+            ("root.b.maximum-capacity", "20"),
+        ],
+        &c,
+    );
+    let w = s.warnings().join("\n");
+    assert!(
+        w.contains("cs.xml: queue `root.b`: its maximum-capacity (20.00% of the cluster) is less than one of the 4 map slots"),
+        "{w}"
+    );
+    // Guarantees come from the cluster before any assignment (the live
+    // master shows pools without updating allocations first).
+    let shares = s.pool_shares();
+    assert_eq!(shares.len(), 2);
+    assert!((shares[0].min_share[0] - 3.2).abs() < 1e-9, "{shares:?}");
+    assert_eq!(shares[1].max_share, Some([0.0, 0.0]));
+    // Demand follows assignments.
+    let a = submit(&mut st, &mut s, job(Some("a"), "u", 6)).unwrap();
+    beat_all(&mut st, &mut s);
+    // The user limit rounds the 3.2 guaranteed slots up to 4 (YARN's
+    // multiplyAndNormalizeUp).
+    assert_eq!(running(&st, a), 4);
+    assert_eq!(s.pool_shares()[0].demand[0], 6.0);
+}
