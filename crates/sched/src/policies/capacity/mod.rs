@@ -52,7 +52,9 @@ struct CapacityOptions {
     allocation_file: Option<String>,
 }
 
-type JobKey = (Reverse<Priority>, Time, JobId);
+/// A job in its leaf's FIFO order, with its user's index (the job id is
+/// unique, so the user never decides the order).
+type JobKey = (Reverse<Priority>, Time, JobId, u32);
 
 /// The Capacity Scheduler.
 pub struct CapacityScheduler {
@@ -75,17 +77,39 @@ pub struct CapacityScheduler {
     /// assignment or `update_allocation` (for pool views).
     shown: Vec<[f64; 2]>,
     warnings: Vec<String>,
+    /// Buffers of the last usage count, reused.
+    scratch: Usage,
+}
+
+/// One user of a leaf: its index, slots held and whether it has pending
+/// work, per kind.
+#[derive(Clone, Copy)]
+struct UserUse {
+    uid: u32,
+    used: [u32; 2],
+    work: [bool; 2],
 }
 
 /// Slots in use per queue and per (leaf, user), and users with work, for
 /// one assignment.
+#[derive(Default)]
 struct Usage {
     queue: Vec<[u32; 2]>,
-    user: FxHashMap<(usize, u32), [u32; 2]>,
+    /// Per queue (leaves only), its users (a handful: searched linearly).
+    users: Vec<Vec<UserUse>>,
     /// Users with pending work of each kind, per queue (YARN's active users).
     active: Vec<[u32; 2]>,
     /// Running plus launchable tasks per queue (for pool views).
     demand: Vec<[u32; 2]>,
+}
+
+impl Usage {
+    fn user(&self, q: usize, uid: u32) -> [u32; 2] {
+        self.users[q]
+            .iter()
+            .find(|x| x.uid == uid)
+            .map_or([0; 2], |x| x.used)
+    }
 }
 
 /// YARN's user limit for one slot kind, in slots (`LeafQueue` /
@@ -154,6 +178,7 @@ impl CapacityScheduler {
             shown: vec![[0.0; 2]; n],
             warnings,
             conf,
+            scratch: Usage::default(),
         }
     }
 
@@ -226,9 +251,9 @@ impl CapacityScheduler {
         Ok(q)
     }
 
-    fn key(st: &ClusterState, j: JobId) -> JobKey {
+    fn key(st: &ClusterState, j: JobId, uid: u32) -> JobKey {
         let job = st.job(j);
-        (Reverse(job.spec.priority), job.submitted, j)
+        (Reverse(job.spec.priority), job.submitted, j, uid)
     }
 
     fn refresh_capacity(&mut self, st: &ClusterState) {
@@ -249,36 +274,43 @@ impl CapacityScheduler {
         (self.conf.queues[q].abs_max_capacity * self.cap[k] + 1e-9).floor() as u32
     }
 
-    fn usage(&self, st: &ClusterState) -> Usage {
+    /// Count usage into `u` (its buffers reused).
+    fn count(&self, st: &ClusterState, u: &mut Usage) {
         let n = self.conf.queues.len();
-        let mut u = Usage {
-            queue: vec![[0; 2]; n],
-            user: FxHashMap::default(),
-            active: vec![[0; 2]; n],
-            demand: vec![[0; 2]; n],
-        };
-        let mut with_work: FxHashMap<(usize, u32), [bool; 2]> = FxHashMap::default();
+        for v in [&mut u.queue, &mut u.active, &mut u.demand] {
+            v.clear();
+            v.resize(n, [0; 2]);
+        }
+        u.users.resize_with(n, Vec::new);
         for (q, jobs) in self.order.iter().enumerate() {
-            for &(_, _, j) in jobs {
+            let users = &mut u.users[q];
+            users.clear();
+            for &(_, _, j, uid) in jobs {
                 let job = st.job(j);
                 let run = [job.map_counts.running, job.reduce_counts.running];
-                let uid = self.placed.get(&j).map_or(0, |p| p.1);
-                u.queue[q][MAP] += run[MAP];
-                u.queue[q][RED] += run[RED];
-                let e = u.user.entry((q, uid)).or_default();
-                e[MAP] += run[MAP];
-                e[RED] += run[RED];
                 let pend = [job.pending_maps(), job.launchable_reduces()];
-                u.demand[q][MAP] += run[MAP] + pend[MAP];
-                u.demand[q][RED] += run[RED] + pend[RED];
-                let w = with_work.entry((q, uid)).or_default();
-                w[MAP] |= pend[MAP] > 0;
-                w[RED] |= pend[RED] > 0;
+                let i = match users.iter().position(|x| x.uid == uid) {
+                    Some(i) => i,
+                    None => {
+                        users.push(UserUse {
+                            uid,
+                            used: [0; 2],
+                            work: [false; 2],
+                        });
+                        users.len() - 1
+                    }
+                };
+                for k in [MAP, RED] {
+                    u.queue[q][k] += run[k];
+                    u.demand[q][k] += run[k] + pend[k];
+                    users[i].used[k] += run[k];
+                    users[i].work[k] |= pend[k] > 0;
+                }
             }
-        }
-        for ((q, _), w) in with_work {
-            u.active[q][MAP] += w[MAP] as u32;
-            u.active[q][RED] += w[RED] as u32;
+            for x in users.iter() {
+                u.active[q][MAP] += x.work[MAP] as u32;
+                u.active[q][RED] += x.work[RED] as u32;
+            }
         }
         // Children come after their parent (breadth first): add upwards.
         for q in (1..n).rev() {
@@ -290,7 +322,6 @@ impl CapacityScheduler {
                 u.demand[p][RED] += d[RED];
             }
         }
-        u
     }
 
     /// Keep the usage for pool views (drivers may show pools without
@@ -349,8 +380,9 @@ impl CapacityScheduler {
         u: &Usage,
     ) -> Option<Launch> {
         let qc = &self.conf.queues[q];
-        let mut limits: FxHashMap<u32, bool> = FxHashMap::default();
-        for &(_, _, j) in &self.order[q] {
+        // Whether each user seen is below its limit.
+        let mut limits: Vec<(u32, bool)> = Vec::new();
+        for &(_, _, j, uid) in &self.order[q] {
             let job = st.job(j);
             let has = if k == MAP {
                 job.pending_maps() > 0
@@ -360,18 +392,21 @@ impl CapacityScheduler {
             if !has {
                 continue;
             }
-            let uid = self.placed.get(&j).map_or(0, |p| p.1);
-            let ok = *limits.entry(uid).or_insert_with(|| {
-                let used = u.user.get(&(q, uid)).map_or(0, |x| x[k]);
-                let limit = user_limit(
-                    self.guaranteed(q, k),
-                    u.queue[q][k],
-                    u.active[q][k],
-                    qc.min_user_limit_percent,
-                    qc.user_limit_factor,
-                );
-                used < limit
-            });
+            let ok = match limits.iter().find(|x| x.0 == uid) {
+                Some(x) => x.1,
+                None => {
+                    let used = u.user(q, uid)[k];
+                    let limit = user_limit(
+                        self.guaranteed(q, k),
+                        u.queue[q][k],
+                        u.active[q][k],
+                        qc.min_user_limit_percent,
+                        qc.user_limit_factor,
+                    );
+                    limits.push((uid, used < limit));
+                    used < limit
+                }
+            };
             if !ok {
                 continue;
             }
@@ -437,15 +472,15 @@ impl Scheduler for CapacityScheduler {
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
         match ev {
             StateEvent::JobAdmitted(j) => {
-                if let Some(&(q, _)) = self.placed.get(j) {
-                    self.order[q].insert(Self::key(st, *j));
+                if let Some(&(q, uid)) = self.placed.get(j) {
+                    self.order[q].insert(Self::key(st, *j, uid));
                     self.apps[q] += 1;
                     self.total_apps += 1;
                 }
             }
             StateEvent::JobEnded(j) => {
-                if let Some(&(q, _)) = self.placed.get(j) {
-                    if self.order[q].remove(&Self::key(st, *j)) {
+                if let Some(&(q, uid)) = self.placed.get(j) {
+                    if self.order[q].remove(&Self::key(st, *j, uid)) {
                         self.apps[q] -= 1;
                         self.total_apps -= 1;
                     }
@@ -470,20 +505,23 @@ impl Scheduler for CapacityScheduler {
             return None;
         }
         self.refresh_capacity(st);
-        let u = self.usage(st);
+        let mut u = std::mem::take(&mut self.scratch);
+        self.count(st, &mut u);
         self.show(&u);
         let map = if maps {
             self.offer(st, node, MAP, 0, &u)
         } else {
             None
         };
-        map.or_else(|| {
+        let launch = map.or_else(|| {
             if reduces {
                 self.offer(st, node, RED, 0, &u)
             } else {
                 None
             }
-        })
+        });
+        self.scratch = u;
+        launch
     }
 
     /// Nothing is kept between heartbeats: with nothing pending a
@@ -499,8 +537,10 @@ impl Scheduler for CapacityScheduler {
     fn update_allocation(&mut self, st: &ClusterState) {
         self.cap_dirty = true;
         self.refresh_capacity(st);
-        let u = self.usage(st);
+        let mut u = std::mem::take(&mut self.scratch);
+        self.count(st, &mut u);
         self.show(&u);
+        self.scratch = u;
     }
 
     fn pool_of(&self, st: &ClusterState, j: JobId) -> String {
