@@ -70,6 +70,8 @@ const IGNORED_GLOBAL_PROPS: &[&str] = &[
     "per-node-heartbeat.multiple-assignments-enabled",
     "per-node-heartbeat.maximum-container-assignments",
     "global-queue-max-application",
+    "workflow-priority-mappings",
+    "workflow-priority-mappings-override.enable",
 ];
 
 /// One queue of the file.
@@ -724,6 +726,40 @@ mod tests {
         );
         assert_eq!(d.max_applications, 10_000);
         assert!(d.running && d.is_leaf());
+    }
+
+    #[test]
+    fn hadoops_shipped_default_file_reads_without_warnings() {
+        // The properties of the capacity-scheduler.xml Hadoop ships.
+        let p = |k: &str| format!("yarn.scheduler.capacity.{k}");
+        let props = [
+            (p("maximum-applications"), "10000"),
+            (p("maximum-am-resource-percent"), "0.1"),
+            (
+                p("resource-calculator"),
+                "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator",
+            ),
+            (p("root.queues"), "default"),
+            (p("root.default.capacity"), "100"),
+            (p("root.default.user-limit-factor"), "1"),
+            (p("root.default.maximum-capacity"), "100"),
+            (p("root.default.state"), "RUNNING"),
+            (p("root.default.acl_submit_applications"), "*"),
+            (p("root.default.acl_administer_queue"), "*"),
+            (p("root.default.acl_application_max_priority"), "*"),
+            (p("node-locality-delay"), "40"),
+            (p("queue-mappings"), ""),
+            (p("queue-mappings-override.enable"), "false"),
+            (p("per-node-heartbeat.maximum-offswitch-assignments"), "1"),
+        ];
+        let props: Vec<(&str, &str)> = props.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let c = parse("capacity-scheduler.xml", &doc(&props)).unwrap();
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        // The same queues as the built-in default (lines aside).
+        let mut d = CapacityConf::single_default();
+        d.file = c.file.clone();
+        d.queues[1].line = c.queues[1].line;
+        assert_eq!(c, d);
     }
 
     #[test]
