@@ -215,10 +215,18 @@ impl Reader<'_> {
             Ok(x) if x.is_finite() && x >= lo && x <= hi => Some(x),
             _ => {
                 let also = if minus_one { " or -1" } else { "" };
+                // YARN 3's other capacity forms, named as such.
+                let form = if v.starts_with('[') {
+                    " (absolute resources such as [memory=..,vcores=..] are not supported: give a percent)"
+                } else if v.ends_with('w') && v[..v.len() - 1].parse::<f64>().is_ok() {
+                    " (weights such as 2w are not supported: give a percent)"
+                } else {
+                    ""
+                };
                 self.err(
                     Some(line),
                     name,
-                    format!("`{v}` is not a number from {lo} to {hi}{also}"),
+                    format!("`{v}` is not a number from {lo} to {hi}{also}{form}"),
                 );
                 None
             }
@@ -833,6 +841,19 @@ mod tests {
             e.contains("cs.xml:7: yarn.scheduler.capacity.root.a.user-limit-factor"),
             "{e}"
         );
+        let e = err(&[
+            (Q, "a"),
+            (
+                "yarn.scheduler.capacity.root.a.capacity",
+                "[memory=1024,vcores=1]",
+            ),
+        ]);
+        assert!(
+            e.contains("absolute resources such as [memory=..,vcores=..] are not supported"),
+            "{e}"
+        );
+        let e = err(&[(Q, "a"), ("yarn.scheduler.capacity.root.a.capacity", "2w")]);
+        assert!(e.contains("weights such as 2w are not supported"), "{e}");
         let e = err(&[
             (Q, "a.b"),
             ("yarn.scheduler.capacity.root.a.capacity", "100"),
