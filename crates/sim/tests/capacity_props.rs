@@ -232,3 +232,30 @@ proptest! {
         prop_assert_eq!(out.state.running_attempts(), 0);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Nodes fail and come back (the capacity the queues share shrinks and
+    /// grows) and attempts fail: every job still succeeds and no slot is
+    /// oversubscribed. (Maxima are not checked: running attempts stay when
+    /// capacity shrinks, as in YARN without preemption.)
+    #[test]
+    fn no_job_is_lost_when_nodes_fail_and_recover((xml, cluster, text, seed) in case(), p in 0.0f64..0.2) {
+        let mut cluster = cluster;
+        cluster.faults.mtbf = Some(mrsched_model::Time::from_secs(300));
+        cluster.faults.mttr = mrsched_model::Time::from_secs(60);
+        cluster.faults.task_failure_prob = p;
+        cluster.max_attempts = 50;
+        let conf = conf::parse("cs.xml", &xml).expect("generated files are valid");
+        let src = mrsched_model::Source::new("prop.toml", text, mrsched_model::Format::Toml);
+        let spec: WorkloadSpec = src.parse().expect("generated workloads parse");
+        let w = Workload::from_spec(&spec, &src).expect("generated workloads are valid");
+        let mut s = CapacityScheduler::new("capacity".into(), conf, &cluster);
+        let opts = SimOptions { seed, ..Default::default() };
+        let out = simulate(&cluster, &w, &mut s, &opts).expect("simulation runs");
+        for job in out.state.jobs() {
+            prop_assert_eq!(job.status, JobStatus::Succeeded, "{} {:?}", job.id, job.reason);
+        }
+    }
+}
