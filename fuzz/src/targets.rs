@@ -25,6 +25,7 @@ pub const TARGETS: &[&str] = &[
     "scheduler",
     "alloc-xml",
     "alloc-toml",
+    "capacity-xml",
     "swim",
     "sls",
     "rumen",
@@ -139,6 +140,23 @@ pub fn run(target: &str, data: &[u8]) -> String {
                     alloc::Allocations::from_source(&src).map(|a| a.warnings(&c).join("|")),
                 ));
             }
+        }
+        "capacity-xml" => {
+            // YARN's capacity-scheduler.xml, then the policy built on it
+            // (its warnings check every queue against a cluster).
+            let c = probe();
+            out.push(outcome_class(
+                mrsched_sched::policies::capacity::conf::parse("capacity-scheduler.xml", text).map(
+                    |q| {
+                        let s = mrsched_sched::policies::capacity::CapacityScheduler::new(
+                            "capacity".into(),
+                            q,
+                            &c,
+                        );
+                        mrsched_sched::Scheduler::warnings(&s).join("|")
+                    },
+                ),
+            ));
         }
         "swim" => {
             for mode in [SwimMode::Bytes, SwimMode::Bins] {
@@ -325,6 +343,7 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
         }
         "alloc-xml" => vec![ALLOC_XML.as_bytes().to_vec()],
         "alloc-toml" => vec![ALLOC_TOML.as_bytes().to_vec()],
+        "capacity-xml" => vec![read("examples/capacity-scheduler.xml")],
         "users" => vec![
             b"# API users of this cluster: name, token, admin.\n[users.alice]\ntoken = \"0123456789abcdef\"\nadmin = true\n\n[users.\"bob smith\"]\ntoken = \"fedcba9876543210fedcba\"\n".to_vec(),
         ],

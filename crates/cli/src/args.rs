@@ -223,6 +223,8 @@ pub enum FileKind {
     Rumen,
     /// An allocation file: MR1's `fair-scheduler.xml` or the native form.
     Allocation,
+    /// A YARN Capacity Scheduler `capacity-scheduler.xml`.
+    Capacity,
     /// A live job file (`mrsched submit`).
     Job,
 }

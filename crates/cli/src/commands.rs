@@ -7,6 +7,7 @@ use mrsched_metrics::output::{
 };
 use mrsched_metrics::{html, plot, Report};
 use mrsched_model::{Cluster, Format as DocFormat, InputErrors, Source, Workload};
+use mrsched_sched::policies::capacity::conf::CapacityConf;
 use mrsched_sched::policies::fair::alloc::Allocations;
 use mrsched_sched::{config, SchedulerConfig};
 use mrsched_sim::{simulate_with_progress, standalone::standalone_times, SimOptions};
@@ -559,6 +560,9 @@ fn guess_kind(path: &Path, src: &Source) -> Option<FileKind> {
         Some(TraceFormat::Rumen) => return Some(FileKind::Rumen),
         None => {}
     }
+    if CapacityConf::looks_like(&src.text) {
+        return Some(FileKind::Capacity);
+    }
     if Allocations::is_xml(src) {
         return Some(FileKind::Allocation);
     }
@@ -671,6 +675,19 @@ fn validate(a: ValidateArgs) -> Result<()> {
                     a.users.len()
                 )
             }),
+            Some(FileKind::Capacity) => {
+                mrsched_sched::policies::capacity::conf::parse(&src.label, &src.text).map(|c| {
+                    for w in &c.warnings {
+                        eprintln!("warning: {w}");
+                    }
+                    let leaves = c.queues.iter().filter(|q| q.is_leaf()).count();
+                    format!(
+                        "capacity-scheduler file: {} queues ({leaves} leaves), {} user mappings",
+                        c.queues.len() - 1,
+                        c.mappings.len()
+                    )
+                })
+            }
             Some(FileKind::Job) => mrsched_runtime::jobfile::JobFile::parse(&src)
                 .map(|j| format!("job file: job `{}`", j.display_name())),
             // A document that does not parse says where; one that does but

@@ -94,6 +94,7 @@ pub fn pools_table(p: &mrsched_sched::PoolsView) -> String {
                 format!("{:.1}", x.oldest_wait_s),
                 format!("{:.1}", x.starved_s),
                 x.preemptions.to_string(),
+                x.max_share.map_or("-".to_string(), |m| format!("{m:.0}")),
             ]
         })
         .collect();
@@ -113,10 +114,11 @@ pub fn pools_table(p: &mrsched_sched::PoolsView) -> String {
             "oldest_wait_s",
             "starved_s",
             "preempted",
+            "max_share",
         ],
         &rows,
         &[
-            false, true, true, true, true, true, true, true, true, true, true, true, true,
+            false, true, true, true, true, true, true, true, true, true, true, true, true, true,
         ],
     ));
     for (k, v) in &p.stats {

@@ -61,6 +61,7 @@ pub fn policies() -> Vec<PolicyInfo> {
     let mut v = vec![
         policies::fifo::info(),
         policies::fair::info(),
+        policies::capacity::info(),
         policies::adaptive::info(),
         policies::flex::info(),
         policies::msjo::info(),
@@ -74,6 +75,7 @@ pub fn presets() -> Vec<Preset> {
     let mut v = Vec::new();
     v.extend(policies::fifo::presets());
     v.extend(policies::fair::presets());
+    v.extend(policies::capacity::presets());
     v.extend(policies::realtime::presets());
     v.extend(policies::adaptive::presets());
     v.extend(policies::flex::presets());
@@ -184,16 +186,23 @@ impl SchedulerConfig {
                 .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
             if is_xml {
                 // A Hadoop `fair-scheduler.xml` runs the Fair Scheduler with
-                // that allocation file.
+                // that allocation file; a `capacity-scheduler.xml` (a Hadoop
+                // `<configuration>`) runs the Capacity Scheduler.
                 let file = path
                     .file_name()
                     .map(|f| f.to_string_lossy().into_owned())
                     .unwrap_or_default();
+                let text = Source::read(path)?.text;
+                let policy = if policies::capacity::conf::CapacityConf::looks_like(&text) {
+                    "capacity"
+                } else {
+                    "fair"
+                };
                 let mut options = toml::Table::new();
                 options.insert("allocation_file".into(), toml::Value::String(file));
                 return Ok(SchedulerConfig {
-                    label: "fair".into(),
-                    policy: "fair".into(),
+                    label: policy.into(),
+                    policy: policy.into(),
                     options,
                     source: Source::new(arg, "", Format::Toml),
                 });

@@ -49,6 +49,10 @@ pub struct PoolView {
     /// Attempts the policy has killed so that this pool gets its share.
     #[serde(default)]
     pub preemptions: u64,
+    /// Most map slots the pool may hold (the Capacity Scheduler's
+    /// maximum-capacity), when the policy caps pools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_share: Option<f64>,
 }
 
 fn one() -> f64 {
@@ -85,6 +89,7 @@ impl PoolsView {
             oldest_wait_s: 0.0,
             starved_s: 0.0,
             preemptions: 0,
+            max_share: None,
         };
         let now = st.now();
         for &j in st.active_jobs() {
@@ -109,6 +114,7 @@ impl PoolsView {
             demand,
             starved_since,
             preemptions,
+            max_share,
         } in sched.pool_shares()
         {
             let p = pools.entry(name.clone()).or_insert_with(|| blank(name));
@@ -118,6 +124,7 @@ impl PoolsView {
             p.demand = demand[0];
             p.starved_s = starved_since.map_or(0.0, |t| now.saturating_sub(t).as_secs_f64());
             p.preemptions = preemptions;
+            p.max_share = max_share.map(|m| m[0]);
         }
         PoolsView {
             scheduler: label.to_string(),

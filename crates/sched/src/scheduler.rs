@@ -78,6 +78,10 @@ pub struct PoolShare {
     pub starved_since: Option<Time>,
     /// Attempts the policy has killed so that this pool gets its share.
     pub preemptions: u64,
+    /// Most slots the pool may hold (the Capacity Scheduler's
+    /// maximum-capacity), if the policy caps pools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_share: Option<[f64; 2]>,
 }
 
 /// A scheduling policy.

@@ -2,6 +2,7 @@
 //! and `presets()`, and builds on the shared machinery of this crate.
 
 pub mod adaptive;
+pub mod capacity;
 pub mod fair;
 pub mod fifo;
 pub mod flex;

@@ -786,6 +786,7 @@ impl Scheduler for FairScheduler {
                     demand: n.demand,
                     starved_since: self.preempt.starved_since(p),
                     preemptions: self.preempt.kills_for(p),
+                    max_share: None,
                 }
             })
             .collect();
