@@ -172,7 +172,8 @@ pub fn pools(p: &PoolsView, health: &Health, history: &PoolHistory, now_s: f64) 
             thead { tr {
                 th { "pool" } th { "jobs" } th { "running maps" } th { "running reduces" }
                 th { "pending maps" } th { "pending reduces" } th { "demand" } th { "min share" }
-                th { "fair share" } th { "weight" } th { "oldest wait" } th { "starved for" }
+                th { "fair share" } th { "max share" } th { "weight" } th { "oldest wait" }
+                th { "starved for" }
                 th { "preempted" }
             } }
             tbody {
@@ -183,6 +184,7 @@ pub fn pools(p: &PoolsView, health: &Health, history: &PoolHistory, now_s: f64) 
                         td.n { (x.pending_reduces) } td.n { (format!("{:.0}", x.demand)) }
                         td.n { (format!("{:.1}", x.min_share)) }
                         td.n.fair { (format!("{:.1}", x.fair_share)) }
+                        td.n { @match x.max_share { Some(m) => (format!("{m:.1}")), None => "-" } }
                         td.n { (x.weight) } td.n { (secs(x.oldest_wait_s)) }
                         td.n { (secs(x.starved_s)) } td.n { (x.preemptions) }
                     }
