@@ -1041,8 +1041,20 @@ fn build(cfg: &SchedulerConfig, cluster: &Cluster) -> Result<Box<dyn Scheduler>,
     )))
 }
 
-/// Build directly from an options table (tests, benches).
-pub fn from_toml(options: &str, cluster: &Cluster) -> Result<FairScheduler, InputErrors> {
+/// Build from an options table and an allocation file's text (MR1, YARN or
+/// Spark XML; tests, benches).
+pub fn from_xml(
+    options: &str,
+    file: &str,
+    xml: &str,
+    cluster: &Cluster,
+) -> Result<FairScheduler, InputErrors> {
+    let alloc = Allocations::from_source(&Source::new(file, xml, Format::Toml))?;
+    let (_, o) = options_of(options)?;
+    Ok(FairScheduler::new("fair".into(), &o, alloc, cluster))
+}
+
+fn options_of(options: &str) -> Result<(SchedulerConfig, FairOptions), InputErrors> {
     // Table headers in `options` are relative to [fair].
     let body: String = options
         .lines()
@@ -1061,6 +1073,12 @@ pub fn from_toml(options: &str, cluster: &Cluster) -> Result<FairScheduler, Inpu
     let cfg = SchedulerConfig::from_source(&Source::new("<fair>", text, Format::Toml))?;
     let o: FairOptions = cfg.options()?;
     check(&cfg, &o)?;
+    Ok((cfg, o))
+}
+
+/// Build directly from an options table (tests, benches).
+pub fn from_toml(options: &str, cluster: &Cluster) -> Result<FairScheduler, InputErrors> {
+    let (cfg, o) = options_of(options)?;
     let alloc = allocations(&cfg, &o)?;
     Ok(FairScheduler::new("fair".into(), &o, alloc, cluster))
 }
@@ -1122,3 +1140,5 @@ pub fn presets() -> Vec<Preset> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod yarn_sched_tests;
