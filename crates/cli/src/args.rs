@@ -216,7 +216,8 @@ pub enum FileKind {
     Scheduler,
     /// A SWIM trace.
     Swim,
-    /// An allocation file: MR1's `fair-scheduler.xml` or the native form.
+    /// An allocation file: MR1's `fair-scheduler.xml`, YARN's or Spark's
+    /// allocation file, or the native form.
     Allocation,
     /// A live job file (`mrsched submit`).
     Job,
