@@ -310,10 +310,14 @@ impl Allocations {
                 }
                 if let Some(m) = p.max[k] {
                     if m < p.min[k] {
+                        let then = match self.share_rule() {
+                            ShareRule::Hfs => "the pool never gets its minimum",
+                            ShareRule::Yarn => "the minimum is its maximum (YARN)",
+                        };
                         out.push(warn(
                             p,
                             format!(
-                                "max {name} ({m}) is below min {name} ({}); the pool never gets its minimum",
+                                "max {name} ({m}) is below min {name} ({}); {then}",
                                 p.min[k]
                             ),
                         ));
@@ -576,7 +580,12 @@ impl Xml<'_> {
     pub(super) fn text<'b>(&mut self, n: roxmltree::Node<'b, '_>, field: &str) -> Option<&'b str> {
         let t = n.text().map(str::trim).filter(|t| !t.is_empty());
         if t.is_none() || n.children().any(|c| c.is_element()) {
-            self.err(n, field, "expected a value such as <minMaps>10</minMaps>");
+            let tag = n.tag_name().name();
+            self.err(
+                n,
+                field,
+                format!("expected a value such as <{tag}>10</{tag}>"),
+            );
             return None;
         }
         t

@@ -302,14 +302,19 @@ impl FairScheduler {
         }
         tree.nodes[0].max_jobs = alloc.root_max_jobs;
         fn add(tree: &mut Tree, parent: u32, p: &alloc::PoolConf, a: &Allocations) {
+            // YARN's getMaxShare: a maximum below the minimum is the minimum.
+            let floor = |k: usize| match a.format {
+                AllocFormat::Yarn => p.min[k],
+                _ => 0.0,
+            };
             let i = tree.add_pool(
                 parent,
                 &p.path,
                 p.mode.unwrap_or(a.default_mode),
                 p.min,
                 [
-                    p.max[0].unwrap_or(f64::INFINITY),
-                    p.max[1].unwrap_or(f64::INFINITY),
+                    p.max[0].unwrap_or(f64::INFINITY).max(floor(0)),
+                    p.max[1].unwrap_or(f64::INFINITY).max(floor(1)),
                 ],
                 p.weight,
                 p.max_running_jobs.or(a.pool_max_jobs_default),

@@ -299,3 +299,20 @@ fn flat_mr1_file_shares_are_pinned() {
     let got: Vec<f64> = ["a", "b", "c", "d"].iter().map(|p| share(&s, p)).collect();
     assert_eq!(got, vec![54.0, 40.0, 4.0, 2.0]);
 }
+
+#[test]
+fn yarn_maximum_below_minimum_is_the_minimum() {
+    let c = slots(20);
+    let xml = "<allocations>\n<queue name=\"a\"><minResources>10240 mb, 10 vcores</minResources>\
+               <maxResources>5120 mb, 5 vcores</maxResources></queue>\n</allocations>";
+    let mut st = ClusterState::new(c.clone());
+    let mut s = yarn(xml, &c);
+    let w = s.warnings().join("\n");
+    assert!(
+        w.contains("fs.xml:2: queue[root.a]: max maps (5) is below min maps (10); the minimum is its maximum (YARN)"),
+        "{w}"
+    );
+    let j = submit(&mut st, &mut s, job(Some("a"), "u", 100, 0));
+    beat_all(&mut st, &mut s);
+    assert_eq!(st.job(j).map_counts.running, 10);
+}

@@ -274,3 +274,20 @@ fn mr1_files_stay_mr1() {
     let e = err("<allocations><pool name=\"p\"><minMaps>2</minMaps><minShare>2</minShare></pool></allocations>");
     assert!(e.contains("unknown element <minShare> in a <pool>"), "{e}");
 }
+
+#[test]
+fn deep_queue_nesting_is_an_error_not_a_stack_overflow() {
+    let n = 5_000;
+    let xml = format!(
+        "<allocations>{}{}</allocations>",
+        "<queue name=\"q\">".repeat(n),
+        "</queue>".repeat(n)
+    );
+    let e = read("f.xml", &xml).unwrap_err();
+    assert!(e.contains("queues are nested more than 32 deep"), "{e}");
+    let e = err("<allocations>\n<queue name=\"a\"><weight></weight></queue>\n</allocations>");
+    assert!(
+        e.contains("fs.xml:2: queue[root.a].weight: expected a value such as <weight>10</weight>"),
+        "{e}"
+    );
+}
