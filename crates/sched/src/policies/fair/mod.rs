@@ -530,10 +530,21 @@ impl FairScheduler {
         // created inside `a` (itself created when missing).
         let mut parent = 0;
         if self.alloc.format == AllocFormat::Yarn {
-            if let Some((up, _)) = name.rsplit_once('.') {
-                parent = self.pool_for(up);
+            // Each missing ancestor, outermost first, at most
+            // MAX_POOL_DEPTH levels (as in files): below that the rest of
+            // the path is one pool's name.
+            for (i, _) in name.match_indices('.').take(alloc::MAX_POOL_DEPTH - 1) {
+                let up = &name[..i];
+                parent = match self.tree.pool(up) {
+                    Some(p) => p,
+                    None => self.new_pool(parent, up),
+                };
             }
         }
+        self.new_pool(parent, name)
+    }
+
+    fn new_pool(&mut self, parent: u32, name: &str) -> u32 {
         let weight = if name == REJECTED_POOL { 0.0 } else { 1.0 };
         self.tree.add_pool(
             parent,

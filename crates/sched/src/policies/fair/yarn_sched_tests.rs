@@ -211,6 +211,13 @@ fn created_queues_nest_under_their_parent() {
     assert_eq!(parent("prod.new"), "prod");
     assert_eq!(parent("fresh.deep"), "fresh");
     assert_eq!(parent("fresh"), "");
+    // A path of any depth nests at most 32 levels, like a file's queues.
+    let deep = vec!["q"; 100_000].join(".");
+    submit(&mut st, &mut s, job(Some(&deep), "c", 1, 0));
+    beat_all(&mut st, &mut s);
+    let t = s.tree();
+    let leaf = t.pool(&deep).unwrap();
+    assert_eq!(t.path(leaf).count(), 33);
 }
 
 #[test]
