@@ -239,6 +239,20 @@ impl Reader<'_> {
         self.x.number(n, field, "a fraction from 0 to 1", 1.0)
     }
 
+    /// `maxAMShare`: a fraction, or -1 for no check (YARN).
+    fn am_share(&mut self, n: roxmltree::Node, field: &str) -> Option<f64> {
+        let off = self
+            .x
+            .text(n, field)
+            .and_then(|t| t.parse::<f64>().ok())
+            .is_some_and(|v| v == -1.0);
+        if off {
+            None
+        } else {
+            self.fraction(n, field)
+        }
+    }
+
     fn policy(&mut self, n: roxmltree::Node, field: &str) -> Option<Mode> {
         let t = self.x.text(n, field)?;
         match t.to_ascii_lowercase().as_str() {
@@ -343,14 +357,7 @@ impl Reader<'_> {
                 "minResources" => p.min_res = self.resource(c, &f),
                 "maxResources" => p.max_res = self.resource(c, &f),
                 "maxRunningApps" => p.max_running_jobs = self.x.count(c, &f),
-                "maxAMShare" => {
-                    // -1 turns the check off in YARN.
-                    if self.x.text(c, &f).is_some_and(|t| t == "-1" || t == "-1.0") {
-                        p.max_am_share = None;
-                    } else {
-                        p.max_am_share = self.fraction(c, &f);
-                    }
-                }
+                "maxAMShare" => p.max_am_share = self.am_share(c, &f),
                 "weight" => {
                     let max = mrsched_model::Limits::current().max_weight;
                     p.weight = self.x.number(c, &f, "a weight >= 0", max).unwrap_or(1.0)
@@ -508,7 +515,7 @@ pub(super) fn read(doc: &roxmltree::Document, x: Xml) -> Result<Allocations, Inp
             }
             "userMaxAppsDefault" => a.user_max_jobs_default = rd.x.count(c, tag),
             "queueMaxAppsDefault" => a.pool_max_jobs_default = rd.x.count(c, tag),
-            "queueMaxAMShareDefault" => a.max_am_share_default = rd.fraction(c, tag),
+            "queueMaxAMShareDefault" => a.max_am_share_default = rd.am_share(c, tag),
             "queueMaxResourcesDefault" => max_res_default = rd.resource(c, tag),
             "defaultQueueSchedulingPolicy" => {
                 if let Some(m) = rd.policy(c, tag) {

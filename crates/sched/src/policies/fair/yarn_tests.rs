@@ -126,9 +126,13 @@ fn root_prefix_is_optional_and_flat_files_work() {
     // A file of only YARN top-level settings is YARN too.
     let a = read(
         "fs.xml",
-        "<allocations><pool name=\"p\"/><userMaxAppsDefault>2</userMaxAppsDefault></allocations>",
+        "<allocations><pool name=\"p\"><maxAMShare>-1.0</maxAMShare></pool>\
+         <userMaxAppsDefault>2</userMaxAppsDefault>\
+         <queueMaxAMShareDefault>-1</queueMaxAMShareDefault></allocations>",
     )
     .unwrap();
+    assert_eq!(pool(&a, "p").max_am_share, None);
+    assert_eq!(a.max_am_share_default, None);
     assert_eq!(a.format, AllocFormat::Yarn);
     assert_eq!(a.user_max_jobs_default, Some(2));
 }
