@@ -88,6 +88,24 @@ fn yarn_shares_go_down_the_tree_among_active_queues() {
     assert_eq!(run, vec![15, 15, 10]);
     let names: Vec<String> = s.pool_shares().into_iter().map(|p| p.name).collect();
     assert_eq!(names, ["dev", "idle", "prod", "prod.etl", "prod.reports"]);
+    // `mrsched pools` shows the tree by path, parents before children:
+    // jobs where they run, shares of whole subtrees.
+    let v = crate::PoolsView::build(&st, &s, "fair");
+    let rows: Vec<(String, u32, u32, f64)> = v
+        .pools
+        .iter()
+        .map(|p| (p.name.clone(), p.jobs, p.running_maps, p.fair_share))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("dev".to_string(), 1, 10, 10.0),
+            ("idle".to_string(), 0, 0, 0.0),
+            ("prod".to_string(), 0, 0, 30.0),
+            ("prod.etl".to_string(), 1, 15, 15.0),
+            ("prod.reports".to_string(), 1, 15, 15.0),
+        ]
+    );
 }
 
 #[test]
