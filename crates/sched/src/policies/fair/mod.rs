@@ -508,7 +508,16 @@ impl FairScheduler {
         }
     }
 
-    /// The pool of an admitted job (decided at admission).
+    /// The pool of an admitted job, decided at admission (no allocation:
+    /// this runs for every waiting job at each admission).
+    fn admitted_pool(&self, j: JobId) -> Option<&str> {
+        match self.placement.get(&j)? {
+            Some(p) => Some(p),
+            None => Some(REJECTED_POOL),
+        }
+    }
+
+    /// The pool of a job, admitted or not.
     fn pool_name_of(&self, st: &ClusterState, j: JobId) -> String {
         match self.placement.get(&j) {
             Some(Some(p)) => p.clone(),
@@ -569,8 +578,14 @@ impl FairScheduler {
     }
 
     fn try_run(&mut self, st: &ClusterState, j: JobId) -> bool {
-        let name = self.pool_name_of(st, j);
-        let pool = self.pool_for(&name);
+        let existing = self.admitted_pool(j).and_then(|n| self.tree.pool(n));
+        let pool = match existing {
+            Some(p) => p,
+            None => {
+                let name = self.pool_name_of(st, j);
+                self.pool_for(&name)
+            }
+        };
         let spec = &st.job(j).spec;
         if !(self.user_room(&spec.user) && self.tree.has_job_room(pool)) {
             return false;
@@ -604,10 +619,10 @@ impl FairScheduler {
         self.placement.insert(j, place);
         // Jobs become runnable in submit order: one waits if an earlier job
         // of its user or pool still waits (MR1 behaviour).
-        let mine = self.pool_name_of(st, j);
+        let mine = self.admitted_pool(j);
         let blocked = self.waiting.iter().any(|&(_, w)| {
             let ws = &st.job(w).spec;
-            ws.user == job.spec.user || self.pool_name_of(st, w) == mine
+            ws.user == job.spec.user || self.admitted_pool(w) == mine
         });
         if blocked || !self.try_run(st, j) {
             self.waiting.insert((job.submitted, j));
