@@ -341,3 +341,57 @@ fn yarn_maximum_below_minimum_is_the_minimum() {
     beat_all(&mut st, &mut s);
     assert_eq!(st.job(j).map_counts.running, 10);
 }
+
+/// Shares of the pools `names` after one 100-map job in each of `jobs`.
+fn shares_with_jobs(xml: &str, c: &Cluster, jobs: &[&str], names: &[&str]) -> Vec<f64> {
+    let mut st = ClusterState::new(c.clone());
+    let mut s = yarn(xml, c);
+    for q in jobs {
+        submit(&mut st, &mut s, job(Some(q), "user1", 100, 0));
+    }
+    beat_all(&mut st, &mut s);
+    names.iter().map(|p| share(&s, p)).collect()
+}
+
+/// YARN `TestFairScheduler.testSimpleFairShareCalculation`: two queues
+/// wanting the whole 10-container cluster get 5 each; `root.default`,
+/// declared but without applications, gets nothing.
+#[test]
+fn yarn_test_simple_fair_share_calculation() {
+    let xml = "<allocations><queue name=\"default\"/></allocations>";
+    let got = shares_with_jobs(
+        xml,
+        &slots(10),
+        &["queue1", "queue2"],
+        &["queue1", "queue2", "default"],
+    );
+    assert_eq!(got, vec![5.0, 5.0, 0.0]);
+}
+
+/// YARN `TestFairScheduler.testSimpleHierarchicalFairShareCalculation`:
+/// on a capacity of 240, `queue1` gets half and `parent.queue2` and
+/// `parent.queue3` a quarter each (queues created on use, the parent too).
+#[test]
+fn yarn_test_simple_hierarchical_fair_share_calculation() {
+    let xml = "<allocations><queue name=\"default\"/></allocations>";
+    let got = shares_with_jobs(
+        xml,
+        &slots(240),
+        &["queue1", "parent.queue2", "parent.queue3"],
+        &["queue1", "parent.queue2", "parent.queue3", "parent"],
+    );
+    assert_eq!(got, vec![120.0, 60.0, 60.0, 120.0]);
+}
+
+/// YARN `TestFairScheduler.testFairShareWithMinAlloc`: minimums of one and
+/// two containers on a three-container cluster, both queues asking for
+/// two: the shares are the minimums, 1 and 2.
+#[test]
+fn yarn_test_fair_share_with_min_alloc() {
+    let xml = "<allocations>\
+        <queue name=\"queueA\"><minResources>1024 mb, 1 vcores</minResources></queue>\
+        <queue name=\"queueB\"><minResources>2048 mb, 2 vcores</minResources></queue>\
+        </allocations>";
+    let got = shares_with_jobs(xml, &slots(3), &["queueA", "queueB"], &["queueA", "queueB"]);
+    assert_eq!(got, vec![1.0, 2.0]);
+}
