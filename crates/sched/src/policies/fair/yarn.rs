@@ -480,6 +480,13 @@ pub(super) fn read(doc: &roxmltree::Document, x: Xml) -> Result<Allocations, Inp
                 }
                 let mut p = PoolConf::new(String::new(), "queue[root]".into(), None);
                 let kids = rd.settings(c, "queue[root]", &mut p, true);
+                if p.mode == Some(Mode::Fifo) {
+                    rd.x.err(
+                        c,
+                        "queue[root].schedulingPolicy",
+                        "`fifo` is only for leaf queues (YARN); root is the parent of every queue",
+                    );
+                }
                 a.root_mode = p.mode;
                 a.root_max_jobs = p.max_running_jobs;
                 top.min_timeout = p.min_share_timeout;

@@ -173,6 +173,11 @@ fn yarn_mistakes_are_located_errors() {
         e.contains("fs.xml:2: queue[root.p].schedulingPolicy: `fifo` is only for leaf queues"),
         "{e}"
     );
+    let e = err("<allocations>\n<queue name=\"root\"><schedulingPolicy>FIFO</schedulingPolicy></queue>\n</allocations>");
+    assert!(
+        e.contains("fs.xml:2: queue[root].schedulingPolicy: `fifo` is only for leaf queues"),
+        "{e}"
+    );
     let e = err("<allocations>\n<queue name=\"p\"><schedulingPolicy>lifo</schedulingPolicy></queue>\n</allocations>");
     assert!(e.contains("`lifo` is not `fair`, `fifo` or `drf`"), "{e}");
     let e = err("<allocations>\n<queue name=\"p\"><fairSharePreemptionThreshold>1.5</fairSharePreemptionThreshold></queue>\n</allocations>");
