@@ -40,7 +40,8 @@
 //! but valid settings (minimums above capacity, weight 0, a maximum below
 //! the minimum) are warnings.
 
-use super::yarn::{PlaceRule, Resource};
+use super::placement::PlaceRule;
+use super::resource::Resource;
 use mrsched_model::{Cluster, Format, InputError, InputErrors, Source, Time};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};

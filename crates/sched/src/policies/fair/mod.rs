@@ -9,8 +9,8 @@
 //!   the allocation file, nested as deep as wanted), each with minimum
 //!   shares for map and reduce slots, a weight, maxima and job limits, and
 //!   FIFO or fair scheduling inside ([`alloc`], [`tree`]); the allocation
-//!   file may be MR1's, YARN's ([`yarn`]: queues, resources, placement
-//!   rules, YARN's share rule) or Spark's ([`spark`]);
+//!   file may be MR1's, YARN's ([`yarn`]: queues, [`resource`]s,
+//!   [`placement`] rules, YARN's share rule) or Spark's ([`spark`]);
 //! * **fair shares** are max-min shares with minimum guarantees, computed
 //!   with the one routine [`crate::share::fair_shares`] at every level of the
 //!   hierarchy (seed 002 §3.1, Appendix A);
@@ -34,8 +34,10 @@
 //! simulator and in the live master.
 
 pub mod alloc;
+pub mod placement;
 pub mod preempt;
 pub mod ready;
+pub mod resource;
 pub mod space;
 pub mod spark;
 pub mod tree;
@@ -464,37 +466,15 @@ impl FairScheduler {
         let yarn = self.alloc.format == AllocFormat::Yarn;
         let norm = |q: &str| -> String {
             if yarn {
-                yarn::pool_path(q).to_string()
+                placement::pool_path(q).to_string()
             } else {
                 q.to_string()
             }
         };
         if !self.alloc.placement.is_empty() {
-            let exists = |q: &str| self.tree.pool(q).is_some();
-            for rule in &self.alloc.placement {
-                let (q, create) = match rule {
-                    yarn::PlaceRule::Specified { create } => match pool.map(norm) {
-                        Some(q) if q != "default" => (q, *create),
-                        _ => continue,
-                    },
-                    // YARN turns dots in user names into `_dot_`.
-                    yarn::PlaceRule::User { create } => (user.replace('.', "_dot_"), *create),
-                    yarn::PlaceRule::PrimaryGroup { create } => (
-                        self.user_groups
-                            .get(user)
-                            .map(String::as_str)
-                            .unwrap_or(user)
-                            .replace('.', "_dot_"),
-                        *create,
-                    ),
-                    yarn::PlaceRule::Default { queue } => return Some(queue.clone()),
-                    yarn::PlaceRule::Reject => return None,
-                };
-                if create || exists(&q) {
-                    return Some(q);
-                }
-            }
-            return None;
+            return placement::place(&self.alloc.placement, user, pool, &self.user_groups, |q| {
+                self.tree.pool(q).is_some()
+            });
         }
         let name = match (pool, self.alloc.format) {
             (Some(p), _) => norm(p),

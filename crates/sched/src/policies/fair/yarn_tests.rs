@@ -2,7 +2,8 @@
 //! located error for each kind of mistake.
 
 use super::super::alloc::{AllocFormat, Allocations, Mode, PoolConf, ShareRule};
-use super::{PlaceRule, Resource};
+use super::super::placement::PlaceRule;
+use super::super::resource::Resource;
 use mrsched_model::{Format, Source, Time};
 
 const YARN: &str = include_str!("../../../../../examples/yarn-fair-scheduler.xml");
