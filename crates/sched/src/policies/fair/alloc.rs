@@ -729,8 +729,8 @@ pub fn from_xml(file: &str, text: &str) -> Result<Allocations, InputErrors> {
 
 /// Which scheduler an XML allocation file is for, by content: YARN when it
 /// has a `<queue>` or one of YARN's own top-level elements, Spark when a
-/// `<pool>` holds a `<minShare>` and nothing of MR1 appears, MR1 otherwise
-/// (a file of pools with only weights and modes reads the same either way).
+/// `<pool>` holds a `<minShare>` or a mode in capitals (`FAIR`, `FIFO`) and
+/// nothing of MR1 appears, MR1 otherwise.
 pub fn xml_dialect(doc: &roxmltree::Document) -> AllocFormat {
     const YARN_TOP: [&str; 9] = [
         "queueMaxAppsDefault",
@@ -761,7 +761,13 @@ pub fn xml_dialect(doc: &roxmltree::Document) -> AllocFormat {
             return AllocFormat::Yarn;
         }
         mr1 |= MR1.contains(&tag);
-        spark |= tag == "minShare" && n.parent_element().is_some_and(|p| p.has_tag_name("pool"));
+        let in_pool = n.parent_element().is_some_and(|p| p.has_tag_name("pool"));
+        // Spark writes its modes in capitals (`FAIR`, `FIFO`), MR1's
+        // documentation in lower case.
+        let spark_mode = tag == "schedulingMode"
+            && n.text()
+                .is_some_and(|t| matches!(t.trim(), "FAIR" | "FIFO"));
+        spark |= in_pool && (tag == "minShare" || spark_mode);
     }
     if spark && !mr1 {
         AllocFormat::Spark

@@ -272,6 +272,22 @@ fn spark_mistakes_are_located_errors() {
 }
 
 #[test]
+fn spark_files_without_minimums_are_told_by_their_modes() {
+    let a = read(
+        "fs.xml",
+        "<allocations><pool name=\"p\"><schedulingMode>FAIR</schedulingMode><weight>2</weight></pool></allocations>",
+    )
+    .unwrap();
+    assert_eq!(a.format, AllocFormat::Spark);
+    let a = read(
+        "fs.xml",
+        "<allocations><pool name=\"p\"><schedulingMode>fair</schedulingMode><weight>2</weight></pool></allocations>",
+    )
+    .unwrap();
+    assert_eq!(a.format, AllocFormat::Mr1);
+}
+
+#[test]
 fn mr1_files_stay_mr1() {
     let a = read(
         "fs.xml",
