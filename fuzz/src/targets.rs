@@ -26,6 +26,7 @@ pub const TARGETS: &[&str] = &[
     "alloc-xml",
     "alloc-toml",
     "capacity-xml",
+    "alloc-yarn",
     "swim",
     "sls",
     "rumen",
@@ -129,6 +130,24 @@ pub fn run(target: &str, data: &[u8]) -> String {
             let c = probe();
             out.push(outcome_class(
                 alloc::from_xml("fair-scheduler.xml", text).map(|a| a.warnings(&c).join("|")),
+            ));
+        }
+        "alloc-yarn" => {
+            // Any XML dialect (YARN, Spark, MR1) as `allocation_file` reads
+            // it, its resources in slots, its warnings, and a scheduler built
+            // on it that places a few jobs.
+            let c = probe();
+            let src = Source::new("fair-scheduler.xml", text, Format::Toml);
+            out.push(outcome_class(
+                alloc::Allocations::from_source(&src).and_then(|mut a| {
+                    let w = a.warnings(&c).join("|");
+                    a.resolve_resources(
+                        [1024.0, 1.0],
+                        [c.total_map_slots() as f64, c.total_reduce_slots() as f64],
+                    );
+                    let s = mrsched_sched::policies::fair::from_xml("", "f.xml", text, &c)?;
+                    Ok(format!("{w} {}", s.tree().pools().count()))
+                }),
             ));
         }
         "alloc-toml" => {
@@ -344,6 +363,10 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
         "alloc-xml" => vec![ALLOC_XML.as_bytes().to_vec()],
         "alloc-toml" => vec![ALLOC_TOML.as_bytes().to_vec()],
         "capacity-xml" => vec![read("examples/capacity-scheduler.xml")],
+        "alloc-yarn" => vec![
+            read("examples/yarn-fair-scheduler.xml"),
+            read("examples/spark-fairscheduler.xml"),
+        ],
         "users" => vec![
             b"# API users of this cluster: name, token, admin.\n[users.alice]\ntoken = \"0123456789abcdef\"\nadmin = true\n\n[users.\"bob smith\"]\ntoken = \"fedcba9876543210fedcba\"\n".to_vec(),
         ],

@@ -221,7 +221,8 @@ pub enum FileKind {
     Sls,
     /// A Rumen job trace (JSON).
     Rumen,
-    /// An allocation file: MR1's `fair-scheduler.xml` or the native form.
+    /// An allocation file: MR1's `fair-scheduler.xml`, YARN's or Spark's
+    /// allocation file, or the native form.
     Allocation,
     /// A YARN Capacity Scheduler `capacity-scheduler.xml`.
     Capacity,

@@ -669,8 +669,20 @@ fn validate(a: ValidateArgs) -> Result<()> {
                 trace_summary("Rumen job trace", &w)
             }),
             Some(FileKind::Allocation) => Allocations::from_source(&src).map(|a| {
+                use mrsched_sched::policies::fair::alloc::AllocFormat;
+                let (what, pools) = match a.format {
+                    AllocFormat::Mr1 => ("MR1 fair-scheduler.xml", "pools"),
+                    AllocFormat::Native => ("allocation file", "pools"),
+                    AllocFormat::Yarn => ("YARN Fair Scheduler allocation file", "queues"),
+                    AllocFormat::Spark => ("Spark fairscheduler.xml", "pools"),
+                };
+                let rules = if a.placement.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} placement rules", a.placement.len())
+                };
                 format!(
-                    "allocation file: {} pools, {} users",
+                    "{what}: {} {pools}, {} users{rules}",
                     a.all_pools().len(),
                     a.users.len()
                 )

@@ -147,7 +147,7 @@ fn validate_recognises_capacity_scheduler_files() {
         "{out}"
     );
     assert!(
-        out.contains("ok: examples/whatif-fair-scheduler.xml: allocation file: 10 pools"),
+        out.contains("ok: examples/whatif-fair-scheduler.xml: MR1 fair-scheduler.xml: 10 pools"),
         "{out}"
     );
 }

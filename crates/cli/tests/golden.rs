@@ -97,4 +97,5 @@ golden! {
     goals_reverse_adaptive: "shared-100-day", "goal-mix", "reverse-adaptive";
     rtmr_2_rtmr: "rtmr-30", "rtmr-workload-2", "rtmr";
     rtmr_2_deadline_constraint: "rtmr-30", "rtmr-workload-2", "deadline-constraint";
+    mr1_flat_file: "ec2-100", "fb-bm", "crates/cli/tests/golden/mr1_flat.toml";
 }

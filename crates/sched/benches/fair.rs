@@ -19,7 +19,7 @@
 //! then runs the divan benches (mean assignment and recomputation times).
 
 use mrsched_model::{BlockRef, Cluster, DatasetId, JobSpec, MapSpec, NodeId, Time};
-use mrsched_sched::policies::fair::{from_toml, FairScheduler};
+use mrsched_sched::policies::fair::{from_toml, from_xml, FairScheduler};
 use mrsched_sched::Scheduler;
 use mrsched_state::{ClusterState, DatasetBlocks};
 use std::collections::VecDeque;
@@ -43,7 +43,15 @@ fn pump(st: &mut ClusterState, s: &mut FairScheduler) {
     }
 }
 
+/// A YARN allocation file with only the root queue: the same pools, created
+/// on use, shared with YARN's rule.
+const YARN: &str = "<allocations><queue name=\"root\"/></allocations>";
+
 fn world(options: &str) -> World {
+    world_with(options, None)
+}
+
+fn world_with(options: &str, xml: Option<&str>) -> World {
     let cluster = Cluster::from_toml_str(
         "bench",
         &format!("[[nodes]]\ncount = {NODES}\nracks = 20\nmap_slots = 10\nreduce_slots = 2\n"),
@@ -67,7 +75,10 @@ fn world(options: &str) -> World {
             &reps,
         ));
     }
-    let mut s = from_toml(options, &cluster).unwrap();
+    let mut s = match xml {
+        None => from_toml(options, &cluster).unwrap(),
+        Some(x) => from_xml(options, "fair-scheduler.xml", x, &cluster).unwrap(),
+    };
     for j in 0..JOBS {
         let mut spec = JobSpec::explicit("j", Time::ZERO, &[], &[], 1.0);
         spec.input = vec![DatasetId(j)];
@@ -130,8 +141,8 @@ fn assign_one(w: &mut World, n: NodeId) {
     }
 }
 
-fn percentiles(label: &str, options: &str) {
-    let mut w = world(options);
+fn percentiles(label: &str, options: &str, xml: Option<&str>) {
+    let mut w = world_with(options, xml);
     let mut ns = Vec::with_capacity(20_000);
     for _ in 0..20_000 {
         let n = free_one(&mut w);
@@ -176,8 +187,9 @@ fn percentiles(label: &str, options: &str) {
 }
 
 fn main() {
-    percentiles("fair", "");
-    percentiles("fair+delay", "delay = \"wait\"\n");
+    percentiles("fair", "", None);
+    percentiles("fair+delay", "delay = \"wait\"\n", None);
+    percentiles("fair, YARN file", "", Some(YARN));
     divan::main();
 }
 

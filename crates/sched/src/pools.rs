@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 /// A pool as users see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PoolView {
-    /// Name (a path such as `etl/nightly` for nested pools).
+    /// Name (a path such as `etl.nightly` for nested pools).
     pub name: String,
     /// Running jobs.
     pub jobs: u32,

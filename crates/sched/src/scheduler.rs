@@ -63,7 +63,8 @@ pub enum Action {
 /// views of drivers (`mrsched pools`). Per slot kind: `[map, reduce]`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PoolShare {
-    /// Pool path (`parent/child` for nested pools).
+    /// Pool path (`parent.child` for nested pools, as the allocation file
+    /// and jobs name them).
     pub name: String,
     /// Weight.
     pub weight: f64,

@@ -11,6 +11,11 @@
 //! and solving on the right segment gives the shares without iteration.
 //! When the minimums exceed the capacity they are scaled down
 //! proportionally first (HFS design doc; prior-work.md §6.3).
+//!
+//! YARN's Fair Scheduler (`ComputeFairShares`) solves a different equation,
+//! and YARN allocation files get [`yarn_fair_shares`]: no demand in the
+//! share, a maximum per claim, inactive and zero-weight claims fixed first,
+//! and minimums that exceed the capacity kept whole rather than scaled.
 
 /// One entity (pool, job, subjob) competing for capacity.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -135,6 +140,119 @@ pub fn fair_shares(claims: &[Claim], capacity: f64) -> Vec<f64> {
         .zip(&w)
         .map(|((d, m), w)| d.min(m.max(r * w)))
         .collect()
+}
+
+/// One queue or application as YARN's `ComputeFairShares` sees it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct YarnClaim {
+    /// Minimum share (`minResources`).
+    pub min: f64,
+    /// Maximum share (`maxResources`; infinite when unset).
+    pub max: f64,
+    /// Weight.
+    pub weight: f64,
+    /// Whether it has runnable applications (an inactive queue gets 0).
+    pub active: bool,
+}
+
+impl YarnClaim {
+    /// An active claim with weight 1, no minimum and no maximum.
+    pub fn new() -> YarnClaim {
+        YarnClaim {
+            min: 0.0,
+            max: f64::INFINITY,
+            weight: 1.0,
+            active: true,
+        }
+    }
+}
+
+impl Default for YarnClaim {
+    fn default() -> Self {
+        YarnClaim::new()
+    }
+}
+
+/// Fair shares of `capacity` as YARN's `ComputeFairShares.computeShares`
+/// gives them (Hadoop 2.x/3.x, `fair/policies/ComputeFairShares.java`):
+///
+/// 1. fixed shares first: a claim with maximum 0 or not active gets 0, one
+///    with weight 0 gets its minimum, and these are taken from the capacity;
+/// 2. the rest share `min(capacity left, sum of their maxima)` with the
+///    common ratio `r` such that the shares `min(max(r w, min), max)` add
+///    up to it.
+///
+/// Unlike [`fair_shares`] there is no demand (YARN caps nothing by demand:
+/// an active queue may be given more than it asks for), and when the
+/// minimums add up to more than the capacity every claim keeps its whole
+/// minimum (`r` = 0): the shares then add up to more than the capacity.
+/// YARN finds `r` by 25 steps of binary search on whole megabytes and
+/// rounds each share down; we solve for `r` exactly, as [`fair_shares`]
+/// does, so the shares agree with YARN's to within its rounding.
+pub fn yarn_fair_shares(claims: &[YarnClaim], capacity: f64) -> Vec<f64> {
+    let mut out = vec![0.0; claims.len()];
+    let mut taken = 0.0f64;
+    let mut flex = Vec::with_capacity(claims.len());
+    for (i, c) in claims.iter().enumerate() {
+        let min = c.min.max(0.0);
+        if c.max.is_nan() || c.max <= 0.0 || !c.active {
+            out[i] = 0.0;
+        } else if c.weight.is_nan() || c.weight <= 0.0 {
+            out[i] = min;
+            taken += min;
+        } else {
+            flex.push(i);
+        }
+    }
+    if flex.is_empty() {
+        return out;
+    }
+    let share = |c: &YarnClaim, r: f64| (r * c.weight).max(c.min.max(0.0)).min(c.max);
+    let total_max: f64 = flex.iter().map(|&i| claims[i].max).sum();
+    let cap = (capacity.max(0.0) - taken).max(0.0).min(total_max);
+    // Each share is flat at min(m, M) up to r = m / w, rises with slope w
+    // up to r = M / w, then is flat at M: sweep the breakpoints.
+    let mut f_lo = 0.0f64;
+    let mut events: Vec<(f64, f64)> = Vec::with_capacity(2 * flex.len());
+    for &i in &flex {
+        let c = &claims[i];
+        let m = c.min.max(0.0);
+        f_lo += m.min(c.max);
+        if c.max > m {
+            events.push((m / c.weight, c.weight));
+            events.push((c.max / c.weight, -c.weight));
+        }
+    }
+    let r = if f_lo >= cap {
+        0.0
+    } else {
+        events.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (mut lo, mut slope, mut k) = (0.0f64, 0.0f64, 0);
+        let mut r = f64::INFINITY;
+        while k < events.len() {
+            let b = events[k].0;
+            let f_b = f_lo + slope * (b - lo);
+            if f_b >= cap {
+                r = if slope > 0.0 {
+                    lo + (cap - f_lo) / slope
+                } else {
+                    b
+                };
+                break;
+            }
+            while k < events.len() && events[k].0 == b {
+                slope += events[k].1;
+                k += 1;
+            }
+            lo = b;
+            f_lo = f_b;
+        }
+        r
+    };
+    for &i in &flex {
+        out[i] = share(&claims[i], r);
+    }
+    out
 }
 
 #[cfg(test)]

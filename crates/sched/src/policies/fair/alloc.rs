@@ -30,10 +30,18 @@
 //!   scheduler configuration's `[fair]` table), with the same names in
 //!   snake case and nested pools as `[pools.<name>.pools.<child>]`.
 //!
+//! Two more dialects of the XML file are told apart by content and read by
+//! their own modules with the located-error helpers here: YARN's Fair
+//! Scheduler allocation file (`<queue>` elements, [`super::yarn`]) and
+//! Spark's `fairscheduler.xml` (`<pool>` with `<minShare>`,
+//! [`super::spark`]).
+//!
 //! Every problem is an error naming the file, line and element; suspicious
 //! but valid settings (minimums above capacity, weight 0, a maximum below
 //! the minimum) are warnings.
 
+use super::placement::PlaceRule;
+use super::resource::Resource;
 use mrsched_model::{Cluster, Format, InputError, InputErrors, Source, Time};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -72,6 +80,71 @@ pub struct PoolConf {
     pub line: Option<usize>,
     /// Field path in the file (`pool[production]`, `pools.production`).
     pub field: String,
+    /// YARN `minResources`, turned into `min` by
+    /// [`Allocations::resolve_resources`].
+    pub min_res: Option<Resource>,
+    /// YARN `maxResources`, turned into `max` likewise.
+    pub max_res: Option<Resource>,
+    /// YARN `fairSharePreemptionTimeout` (else the parent's, else the
+    /// default).
+    pub fair_share_timeout: Option<Time>,
+    /// YARN `fairSharePreemptionThreshold` (else the parent's, else the
+    /// default).
+    pub fair_share_threshold: Option<f64>,
+    /// YARN `maxAMShare`: kept, but there are no ApplicationMasters in the
+    /// model, so it limits nothing.
+    pub max_am_share: Option<f64>,
+}
+
+impl PoolConf {
+    /// A pool with the defaults: no minimum or maximum, weight 1.
+    pub fn new(path: String, field: String, line: Option<usize>) -> PoolConf {
+        PoolConf {
+            path,
+            min: [0.0, 0.0],
+            max: [None, None],
+            weight: 1.0,
+            max_running_jobs: None,
+            min_share_timeout: None,
+            mode: None,
+            children: Vec::new(),
+            line,
+            field,
+            min_res: None,
+            max_res: None,
+            fair_share_timeout: None,
+            fair_share_threshold: None,
+            max_am_share: None,
+        }
+    }
+}
+
+/// Which file an allocation came from: it decides the share rule and the
+/// defaults that differ between the schedulers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum AllocFormat {
+    /// Hadoop MR1 `fair-scheduler.xml`.
+    #[default]
+    Mr1,
+    /// The native TOML form (MR1 semantics).
+    Native,
+    /// YARN Fair Scheduler allocation file.
+    Yarn,
+    /// Spark `fairscheduler.xml`.
+    Spark,
+}
+
+/// How a pool's share is split among its children.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum ShareRule {
+    /// [`crate::share::fair_shares`]: demand-capped max-min shares,
+    /// minimums above the capacity scaled down (MR1, seed 002).
+    #[default]
+    Hfs,
+    /// [`crate::share::yarn_fair_shares`]: YARN's `ComputeFairShares`
+    /// over active children, minimums kept whole; FIFO gives everything to
+    /// the earliest job.
+    Yarn,
 }
 
 /// The whole allocation file.
@@ -93,9 +166,53 @@ pub struct Allocations {
     pub default_mode: Mode,
     /// The file it came from.
     pub file: String,
+    /// Its dialect.
+    pub format: AllocFormat,
+    /// YARN `queuePlacementPolicy` (empty: the job's pool, else its user's).
+    pub placement: Vec<PlaceRule>,
+    /// YARN `defaultFairSharePreemptionThreshold`.
+    pub default_fair_share_threshold: Option<f64>,
+    /// YARN `queueMaxAMShareDefault` (kept; limits nothing).
+    pub max_am_share_default: Option<f64>,
+    /// YARN: scheduling among the top-level queues (`<queue name="root">`'s
+    /// `schedulingPolicy`).
+    pub root_mode: Option<Mode>,
+    /// YARN: `maxRunningApps` of `<queue name="root">`.
+    pub root_max_jobs: Option<u32>,
 }
 
 impl Allocations {
+    /// How shares are split: YARN's rule for YARN files, HFS's otherwise.
+    pub fn share_rule(&self) -> ShareRule {
+        match self.format {
+            AllocFormat::Yarn => ShareRule::Yarn,
+            _ => ShareRule::Hfs,
+        }
+    }
+
+    /// Turn YARN resources (`minResources`, `maxResources`) into slots:
+    /// an absolute amount is the whole containers of `container` (MB,
+    /// vcores) it holds, the same count for map and reduce slots; a
+    /// percentage is that fraction of the cluster's map and reduce slots
+    /// `cap`.
+    pub fn resolve_resources(&mut self, container: [f64; 2], cap: [f64; 2]) {
+        fn rec(p: &mut PoolConf, container: [f64; 2], cap: [f64; 2]) {
+            if let Some(r) = &p.min_res {
+                p.min = r.slots(container, cap);
+            }
+            if let Some(r) = &p.max_res {
+                let m = r.slots(container, cap);
+                p.max = [Some(m[0]), Some(m[1])];
+            }
+            for c in &mut p.children {
+                rec(c, container, cap);
+            }
+        }
+        for p in &mut self.pools {
+            rec(p, container, cap);
+        }
+    }
+
     /// Every pool, parents before children.
     pub fn all_pools(&self) -> Vec<&PoolConf> {
         fn rec<'a>(p: &'a PoolConf, out: &mut Vec<&'a PoolConf>) {
@@ -117,11 +234,17 @@ impl Allocations {
         src.label.to_ascii_lowercase().ends_with(".xml") || src.text.trim_start().starts_with('<')
     }
 
-    /// Read an allocation file: XML when [`Allocations::is_xml`], the
-    /// native TOML form otherwise.
+    /// Read an allocation file: XML when [`Allocations::is_xml`] (MR1,
+    /// YARN or Spark, told apart by content: [`xml_dialect`]), the native
+    /// TOML form otherwise.
     pub fn from_source(src: &Source) -> Result<Allocations, InputErrors> {
         if Self::is_xml(src) {
-            from_xml(&src.label, &src.text)
+            let (doc, x) = open_xml(&src.label, &src.text)?;
+            match xml_dialect(&doc) {
+                AllocFormat::Yarn => super::yarn::read(&doc, x),
+                AllocFormat::Spark => super::spark::read(&doc, x),
+                _ => mr1_doc(&doc, x),
+            }
         } else {
             let spec: AllocSpec = match src.format {
                 Format::Toml | Format::Json => src.parse()?,
@@ -151,8 +274,12 @@ impl Allocations {
                     InputError::file(
                         &self.file,
                         format!(
-                            "the pools' minimum {name} add up to {total} but the cluster has {} {name} slots; they are scaled down proportionally",
-                            cap[k]
+                            "the pools' minimum {name} add up to {total} but the cluster has {} {name} slots; {}",
+                            cap[k],
+                            match self.share_rule() {
+                                ShareRule::Hfs => "they are scaled down proportionally",
+                                ShareRule::Yarn => "each still gets its whole minimum (YARN), so the shares add up to more than the cluster",
+                            }
                         ),
                     )
                     .to_string(),
@@ -184,10 +311,14 @@ impl Allocations {
                 }
                 if let Some(m) = p.max[k] {
                     if m < p.min[k] {
+                        let then = match self.share_rule() {
+                            ShareRule::Hfs => "the pool never gets its minimum",
+                            ShareRule::Yarn => "the minimum is its maximum (YARN)",
+                        };
                         out.push(warn(
                             p,
                             format!(
-                                "max {name} ({m}) is below min {name} ({}); the pool never gets its minimum",
+                                "max {name} ({m}) is below min {name} ({}); {then}",
                                 p.min[k]
                             ),
                         ));
@@ -337,6 +468,8 @@ impl AllocSpec {
             fair_share_timeout,
             default_mode: self.default_pool_scheduling_mode.unwrap_or_default(),
             file: src.label.clone(),
+            format: AllocFormat::Native,
+            ..Default::default()
         })
     }
 
@@ -401,9 +534,6 @@ fn resolve_pool(
         .map(|(n, c)| resolve_pool(src, n, &path, &format!("{field}.pools"), c, errs))
         .collect();
     PoolConf {
-        line: src.line_of(&field),
-        field,
-        path,
         min: [
             p.min_maps.unwrap_or(0) as f64,
             p.min_reduces.unwrap_or(0) as f64,
@@ -414,6 +544,7 @@ fn resolve_pool(
         min_share_timeout,
         mode: p.scheduling_mode,
         children,
+        ..PoolConf::new(path, field.clone(), src.line_of(&field))
     }
 }
 
@@ -427,35 +558,41 @@ pub const MAX_POOL_DEPTH: usize = 32;
 const POOL_ELEMENTS: &str = "minMaps, minReduces, maxMaps, maxReduces, maxRunningJobs, weight, minSharePreemptionTimeout, schedulingMode, pool";
 const TOP_ELEMENTS: &str = "pool, user, poolMaxJobsDefault, userMaxJobsDefault, defaultMinSharePreemptionTimeout, fairSharePreemptionTimeout, defaultPoolSchedulingMode";
 
-struct Xml<'a> {
-    file: &'a str,
+/// The located-error helpers shared by the XML dialects.
+pub(super) struct Xml<'a> {
+    pub(super) file: &'a str,
     /// Byte offset where each line of the document starts: a node's line
     /// is a binary search, where `Document::text_pos_at` rescans the text
     /// from its start (quadratic over thousands of pools and users).
     line_starts: Vec<usize>,
-    errs: InputErrors,
+    pub(super) errs: InputErrors,
 }
 
 impl Xml<'_> {
-    fn line(&self, n: roxmltree::Node) -> usize {
+    pub(super) fn line(&self, n: roxmltree::Node) -> usize {
         self.line_starts.partition_point(|&s| s <= n.range().start)
     }
 
-    fn err(&mut self, n: roxmltree::Node, field: &str, msg: impl Into<String>) {
+    pub(super) fn err(&mut self, n: roxmltree::Node, field: &str, msg: impl Into<String>) {
         let e = InputError::field(self.file, field, msg).at_line(Some(self.line(n)));
         self.errs.push(e);
     }
 
-    fn text<'b>(&mut self, n: roxmltree::Node<'b, '_>, field: &str) -> Option<&'b str> {
+    pub(super) fn text<'b>(&mut self, n: roxmltree::Node<'b, '_>, field: &str) -> Option<&'b str> {
         let t = n.text().map(str::trim).filter(|t| !t.is_empty());
         if t.is_none() || n.children().any(|c| c.is_element()) {
-            self.err(n, field, "expected a value such as <minMaps>10</minMaps>");
+            let tag = n.tag_name().name();
+            self.err(
+                n,
+                field,
+                format!("expected a value such as <{tag}>10</{tag}>"),
+            );
             return None;
         }
         t
     }
 
-    fn count(&mut self, n: roxmltree::Node, field: &str) -> Option<u32> {
+    pub(super) fn count(&mut self, n: roxmltree::Node, field: &str) -> Option<u32> {
         let t = self.text(n, field)?;
         match t.parse::<u32>() {
             Ok(v) => Some(v),
@@ -471,13 +608,19 @@ impl Xml<'_> {
     }
 
     /// A number of seconds from 0 to the limit of durations.
-    fn seconds(&mut self, n: roxmltree::Node, field: &str) -> Option<f64> {
+    pub(super) fn seconds(&mut self, n: roxmltree::Node, field: &str) -> Option<f64> {
         let max = mrsched_model::Limits::current().max_duration_s;
         self.number(n, field, "a number of seconds >= 0", max)
     }
 
     /// A number from 0 to `max` (the limit of its kind: weights, seconds).
-    fn number(&mut self, n: roxmltree::Node, field: &str, what: &str, max: f64) -> Option<f64> {
+    pub(super) fn number(
+        &mut self,
+        n: roxmltree::Node,
+        field: &str,
+        what: &str,
+        max: f64,
+    ) -> Option<f64> {
         let t = self.text(n, field)?;
         match t.parse::<f64>() {
             Ok(v) if v.is_finite() && v >= 0.0 && v <= max => Some(v),
@@ -488,7 +631,7 @@ impl Xml<'_> {
         }
     }
 
-    fn mode(&mut self, n: roxmltree::Node, field: &str) -> Option<Mode> {
+    pub(super) fn mode(&mut self, n: roxmltree::Node, field: &str) -> Option<Mode> {
         let t = self.text(n, field)?;
         match t.to_ascii_lowercase().as_str() {
             "fair" => Some(Mode::Fair),
@@ -500,7 +643,7 @@ impl Xml<'_> {
         }
     }
 
-    fn name(&mut self, n: roxmltree::Node, what: &str) -> Option<String> {
+    pub(super) fn name(&mut self, n: roxmltree::Node, what: &str) -> Option<String> {
         match n.attribute("name").map(str::trim) {
             Some(s) if !s.is_empty() => Some(s.to_string()),
             _ => {
@@ -539,18 +682,7 @@ impl Xml<'_> {
         if !paths.insert(path.clone()) {
             self.err(n, &field, format!("pool `{path}` is defined twice"));
         }
-        let mut p = PoolConf {
-            path: path.clone(),
-            min: [0.0, 0.0],
-            max: [None, None],
-            weight: 1.0,
-            max_running_jobs: None,
-            min_share_timeout: None,
-            mode: None,
-            children: Vec::new(),
-            line: Some(self.line(n)),
-            field: field.clone(),
-        };
+        let mut p = PoolConf::new(path.clone(), field.clone(), Some(self.line(n)));
         let mut seen = BTreeSet::new();
         for c in n.children().filter(|c| c.is_element()) {
             let tag = c.tag_name().name();
@@ -591,6 +723,65 @@ impl Xml<'_> {
 
 /// Parse an MR1 `fair-scheduler.xml`.
 pub fn from_xml(file: &str, text: &str) -> Result<Allocations, InputErrors> {
+    let (doc, x) = open_xml(file, text)?;
+    mr1_doc(&doc, x)
+}
+
+/// Which scheduler an XML allocation file is for, by content: YARN when it
+/// has a `<queue>` or one of YARN's own top-level elements, Spark when a
+/// `<pool>` holds a `<minShare>` or a mode in capitals (`FAIR`, `FIFO`) and
+/// nothing of MR1 appears, MR1 otherwise.
+pub fn xml_dialect(doc: &roxmltree::Document) -> AllocFormat {
+    const YARN_TOP: [&str; 9] = [
+        "queueMaxAppsDefault",
+        "queuePlacementPolicy",
+        "defaultQueueSchedulingPolicy",
+        "userMaxAppsDefault",
+        "queueMaxAMShareDefault",
+        "defaultFairSharePreemptionTimeout",
+        "defaultFairSharePreemptionThreshold",
+        "queueMaxResourcesDefault",
+        "queuePlacementRules",
+    ];
+    const MR1: [&str; 8] = [
+        "minMaps",
+        "minReduces",
+        "maxMaps",
+        "maxReduces",
+        "maxRunningJobs",
+        "poolMaxJobsDefault",
+        "userMaxJobsDefault",
+        "defaultPoolSchedulingMode",
+    ];
+    let mut spark = false;
+    let mut mr1 = false;
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        let tag = n.tag_name().name();
+        if tag == "queue" || YARN_TOP.contains(&tag) {
+            return AllocFormat::Yarn;
+        }
+        mr1 |= MR1.contains(&tag);
+        let in_pool = n.parent_element().is_some_and(|p| p.has_tag_name("pool"));
+        // Spark writes its modes in capitals (`FAIR`, `FIFO`), MR1's
+        // documentation in lower case.
+        let spark_mode = tag == "schedulingMode"
+            && n.text()
+                .is_some_and(|t| matches!(t.trim(), "FAIR" | "FIFO"));
+        spark |= in_pool && (tag == "minShare" || spark_mode);
+    }
+    if spark && !mr1 {
+        AllocFormat::Spark
+    } else {
+        AllocFormat::Mr1
+    }
+}
+
+/// Parse XML and set up the located-error helpers; the root must be
+/// `<allocations>`.
+pub(super) fn open_xml<'t>(
+    file: &'t str,
+    text: &'t str,
+) -> Result<(roxmltree::Document<'t>, Xml<'t>), InputErrors> {
     let doc = match roxmltree::Document::parse(text) {
         Ok(d) => d,
         Err(e) => {
@@ -623,6 +814,12 @@ pub fn from_xml(file: &str, text: &str) -> Result<Allocations, InputErrors> {
         );
         return Err(x.errs);
     }
+    Ok((doc, x))
+}
+
+fn mr1_doc(doc: &roxmltree::Document, mut x: Xml) -> Result<Allocations, InputErrors> {
+    let file = x.file;
+    let root = doc.root_element();
     let mut a = Allocations {
         file: file.to_string(),
         ..Default::default()
@@ -750,6 +947,7 @@ max_running_jobs = 3
         }
         a.pools.iter_mut().for_each(rec);
         a.file.clear();
+        a.format = AllocFormat::Mr1;
         a
     }
 

@@ -8,7 +8,9 @@
 //! * jobs live in **pools** (one per user by default, plus the named pools of
 //!   the allocation file, nested as deep as wanted), each with minimum
 //!   shares for map and reduce slots, a weight, maxima and job limits, and
-//!   FIFO or fair scheduling inside ([`alloc`], [`tree`]);
+//!   FIFO or fair scheduling inside ([`alloc`], [`tree`]); the allocation
+//!   file may be MR1's, YARN's ([`yarn`]: queues, [`resource`]s,
+//!   [`placement`] rules, YARN's share rule) or Spark's ([`spark`]);
 //! * **fair shares** are max-min shares with minimum guarantees, computed
 //!   with the one routine [`crate::share::fair_shares`] at every level of the
 //!   hierarchy (seed 002 §3.1, Appendix A);
@@ -32,16 +34,20 @@
 //! simulator and in the live master.
 
 pub mod alloc;
+pub mod placement;
 pub mod preempt;
 pub mod ready;
+pub mod resource;
 pub mod space;
+pub mod spark;
 pub mod tree;
+pub mod yarn;
 
 use crate::assign::ccs_copy_cap_ok;
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
 use crate::delay::{DelayMode, DelayScheduler, WaitClock};
 use crate::scheduler::{Action, Scheduler};
-use alloc::{AllocSpec, Allocations, Mode, PoolSpec, UserSpec};
+use alloc::{AllocFormat, AllocSpec, Allocations, Mode, PoolSpec, UserSpec};
 use mrsched_model::{
     Cluster, Format, InputErrors, JobId, Locality, NodeId, Priority, Source, TaskKind, Time,
 };
@@ -111,6 +117,12 @@ fn d_interval() -> f64 {
 fn d_reservation() -> f64 {
     10.0
 }
+fn d_container_mb() -> f64 {
+    1024.0
+}
+fn d_container_vcores() -> f64 {
+    1.0
+}
 
 /// The `[fair]` options table. See `docs/policies/fair.md`.
 #[derive(Deserialize, Default)]
@@ -135,9 +147,16 @@ struct FairOptions {
     default_pool_scheduling_mode: Option<Mode>,
     #[serde(default)]
     declared_pools_only: bool,
+    // --- YARN allocation files ---
+    #[serde(default = "d_container_mb")]
+    container_mb: f64,
+    #[serde(default = "d_container_vcores")]
+    container_vcores: f64,
+    #[serde(default)]
+    user_groups: BTreeMap<String, String>,
     // --- sharing ---
     #[serde(default)]
-    order: OrderOpt,
+    order: Option<OrderOpt>,
     #[serde(default = "d_update")]
     update_interval_s: f64,
     // --- preemption ---
@@ -197,13 +216,40 @@ pub struct FairScheduler {
     user_jobs: FxHashMap<String, u32>,
     share_updates: u64,
     warnings: Vec<String>,
+    /// Each admitted job's pool path (`None`: rejected by the placement
+    /// policy), decided once at admission.
+    placement: FxHashMap<JobId, Option<String>>,
+    user_groups: BTreeMap<String, String>,
+    rejections: u64,
 }
 
+/// Where jobs rejected by a YARN placement policy run (the model cannot
+/// refuse a job): a top-level pool of weight 0, which only gets slots no
+/// other pool wants.
+pub const REJECTED_POOL: &str = "rejected";
+
 impl FairScheduler {
-    fn new(label: String, o: &FairOptions, alloc: Allocations, cluster: &Cluster) -> FairScheduler {
+    fn new(
+        label: String,
+        o: &FairOptions,
+        mut alloc: Allocations,
+        cluster: &Cluster,
+    ) -> FairScheduler {
+        alloc.resolve_resources(
+            [o.container_mb, o.container_vcores],
+            [
+                cluster.total_map_slots() as f64,
+                cluster.total_reduce_slots() as f64,
+            ],
+        );
+        // YARN and Spark order needy pools first, then by running / weight.
         let order = match o.order {
-            OrderOpt::FairShare => Order::FairShare,
-            OrderOpt::Weight => Order::Weight,
+            Some(OrderOpt::FairShare) => Order::FairShare,
+            Some(OrderOpt::Weight) => Order::Weight,
+            None => match alloc.format {
+                AllocFormat::Yarn | AllocFormat::Spark => Order::Weight,
+                AllocFormat::Mr1 | AllocFormat::Native => Order::FairShare,
+            },
         };
         let secs = Time::from_secs_f64;
         let mode = match o.delay {
@@ -241,7 +287,9 @@ impl FairScheduler {
             enabled: o.preemption,
             default_min_timeout: alloc.default_min_share_timeout,
             fair_timeout: alloc.fair_share_timeout,
-            threshold: o.fair_share_preemption_threshold,
+            threshold: alloc
+                .default_fair_share_threshold
+                .unwrap_or(o.fair_share_preemption_threshold),
             interval: secs(o.preemption_interval_s),
             reservation: secs(o.preemption_reservation_s),
         });
@@ -250,21 +298,32 @@ impl FairScheduler {
             EvictOpt::LatestSubmitted => Victim::LatestSubmitted,
             EvictOpt::LeastProgress => Victim::LeastProgress,
         };
-        let mut tree = Tree::new(order);
+        let mut tree = Tree::new(order).with_rule(alloc.share_rule());
+        if let Some(m) = alloc.root_mode {
+            tree.nodes[0].mode = m;
+        }
+        tree.nodes[0].max_jobs = alloc.root_max_jobs;
         fn add(tree: &mut Tree, parent: u32, p: &alloc::PoolConf, a: &Allocations) {
+            // YARN's getMaxShare: a maximum below the minimum is the minimum.
+            let floor = |k: usize| match a.format {
+                AllocFormat::Yarn => p.min[k],
+                _ => 0.0,
+            };
             let i = tree.add_pool(
                 parent,
                 &p.path,
                 p.mode.unwrap_or(a.default_mode),
                 p.min,
                 [
-                    p.max[0].unwrap_or(f64::INFINITY),
-                    p.max[1].unwrap_or(f64::INFINITY),
+                    p.max[0].unwrap_or(f64::INFINITY).max(floor(0)),
+                    p.max[1].unwrap_or(f64::INFINITY).max(floor(1)),
                 ],
                 p.weight,
                 p.max_running_jobs.or(a.pool_max_jobs_default),
                 p.min_share_timeout,
             );
+            tree.nodes[i as usize].fair_timeout = p.fair_share_timeout;
+            tree.nodes[i as usize].threshold = p.fair_share_threshold;
             for c in &p.children {
                 add(tree, i, c, a);
             }
@@ -279,7 +338,7 @@ impl FairScheduler {
             && alloc
                 .all_pools()
                 .iter()
-                .all(|p| p.min_share_timeout.is_none())
+                .all(|p| p.min_share_timeout.is_none() && p.fair_share_timeout.is_none())
         {
             warnings.push(format!(
                 "{}: fair: preemption is on but no preemption timeout is set, so nothing is ever preempted",
@@ -311,6 +370,9 @@ impl FairScheduler {
             user_jobs: FxHashMap::default(),
             share_updates: 0,
             warnings,
+            placement: FxHashMap::default(),
+            user_groups: o.user_groups.clone(),
+            rejections: 0,
         }
     }
 
@@ -394,31 +456,92 @@ impl FairScheduler {
         }
     }
 
-    /// The pool a job naming `name` runs in: `name`, or `default` when only
-    /// the file's pools are allowed and it names none of them (MR1's
-    /// `mapred.fairscheduler.allow.undeclared.pools = false`).
-    fn placed<'a>(&self, name: &'a str) -> &'a str {
-        if self.declared_pools_only && self.tree.pool(name).is_none() {
-            "default"
+    /// The pool a job of `user` naming `pool` runs in, `None` when a YARN
+    /// placement policy rejects it. Without a policy: the pool it names,
+    /// else its user's (Spark: else `default`), or `default` when only the
+    /// file's pools are allowed and it names none of them (MR1's
+    /// `mapred.fairscheduler.allow.undeclared.pools = false`). YARN queue
+    /// names lose their `root.` prefix.
+    fn placed(&self, user: &str, pool: Option<&str>) -> Option<String> {
+        let yarn = self.alloc.format == AllocFormat::Yarn;
+        let norm = |q: &str| -> String {
+            if yarn {
+                placement::pool_path(q).to_string()
+            } else {
+                q.to_string()
+            }
+        };
+        if !self.alloc.placement.is_empty() {
+            return placement::place(&self.alloc.placement, user, pool, &self.user_groups, |q| {
+                self.tree.pool(q).is_some()
+            });
+        }
+        let name = match (pool, self.alloc.format) {
+            (Some(p), _) => norm(p),
+            (None, AllocFormat::Spark) => "default".to_string(),
+            (None, _) => user.to_string(),
+        };
+        if self.declared_pools_only && self.tree.pool(&name).is_none() {
+            Some("default".to_string())
         } else {
-            name
+            Some(name)
+        }
+    }
+
+    /// The pool of an admitted job, decided at admission (no allocation:
+    /// this runs for every waiting job at each admission).
+    fn admitted_pool(&self, j: JobId) -> Option<&str> {
+        match self.placement.get(&j)? {
+            Some(p) => Some(p),
+            None => Some(REJECTED_POOL),
+        }
+    }
+
+    /// The pool of a job, admitted or not.
+    fn pool_name_of(&self, st: &ClusterState, j: JobId) -> String {
+        match self.placement.get(&j) {
+            Some(Some(p)) => p.clone(),
+            Some(None) => REJECTED_POOL.to_string(),
+            None => {
+                let spec = &st.job(j).spec;
+                self.placed(&spec.user, spec.pool.as_deref())
+                    .unwrap_or_else(|| REJECTED_POOL.to_string())
+            }
         }
     }
 
     fn pool_for(&mut self, name: &str) -> u32 {
-        let name = self.placed(name);
         if let Some(p) = self.tree.pool(name) {
             return p;
         }
         // Pools not in the allocation file are created on first use with
-        // the defaults (HFS: one pool per user).
+        // the defaults (HFS: one pool per user); under YARN `a.b` is
+        // created inside `a` (itself created when missing).
+        let mut parent = 0;
+        if self.alloc.format == AllocFormat::Yarn {
+            // Each missing ancestor, outermost first, at most
+            // MAX_POOL_DEPTH levels (as in files): below that the rest of
+            // the path is one pool's name.
+            for (i, _) in name.match_indices('.').take(alloc::MAX_POOL_DEPTH - 1) {
+                let up = &name[..i];
+                parent = match self.tree.pool(up) {
+                    Some(p) => p,
+                    None => self.new_pool(parent, up),
+                };
+            }
+        }
+        self.new_pool(parent, name)
+    }
+
+    fn new_pool(&mut self, parent: u32, name: &str) -> u32 {
+        let weight = if name == REJECTED_POOL { 0.0 } else { 1.0 };
         self.tree.add_pool(
-            0,
+            parent,
             name,
             self.alloc.default_mode,
             [0.0; 2],
             [f64::INFINITY; 2],
-            1.0,
+            weight,
             self.alloc.pool_max_jobs_default,
             None,
         )
@@ -435,8 +558,15 @@ impl FairScheduler {
     }
 
     fn try_run(&mut self, st: &ClusterState, j: JobId) -> bool {
+        let existing = self.admitted_pool(j).and_then(|n| self.tree.pool(n));
+        let pool = match existing {
+            Some(p) => p,
+            None => {
+                let name = self.pool_name_of(st, j);
+                self.pool_for(&name)
+            }
+        };
         let spec = &st.job(j).spec;
-        let pool = self.pool_for(spec.pool_name());
         if !(self.user_room(&spec.user) && self.tree.has_job_room(pool)) {
             return false;
         }
@@ -462,6 +592,11 @@ impl FairScheduler {
             self.delay.set_job_mode(j, *m);
         }
         self.delay.admit(st, j);
+        let place = self.placed(&job.spec.user, job.spec.pool.as_deref());
+        if place.is_none() {
+            self.rejections += 1;
+        }
+        self.placement.insert(j, place);
         // A job runs when its user and its pool (with their ancestors) are
         // below their running-job limits, whatever earlier jobs of the same
         // pool wait for (MR1 `updateRunnability`: a job of another user runs
@@ -491,6 +626,7 @@ impl FairScheduler {
             self.waiting.remove(&(job.submitted, j));
         }
         self.delay.forget(j);
+        self.placement.remove(&j);
         self.structure_dirty = true;
     }
 
@@ -532,7 +668,8 @@ impl FairScheduler {
                         refused.get_or_insert(j);
                         return None;
                     }
-                    let satisfied = (n.running[MAP] + 1) as f64 >= n.share[MAP] - 1e-9;
+                    let satisfied =
+                        (n.running[MAP] + 1) as f64 >= n.share[MAP].min(n.demand[MAP]) - 1e-9;
                     delay.launched_at(j, loc, now, satisfied);
                     Some((j, t))
                 }
@@ -557,7 +694,7 @@ impl FairScheduler {
 
     fn satisfied(&self, i: u32) -> bool {
         let n = &self.tree.nodes[i as usize];
-        (n.running[MAP] + 1) as f64 >= n.share[MAP] - 1e-9
+        (n.running[MAP] + 1) as f64 >= n.share[MAP].min(n.demand[MAP]) - 1e-9
     }
 
     fn reduce_ok(&self, st: &ClusterState, j: JobId, node: NodeId) -> Option<u32> {
@@ -761,6 +898,9 @@ impl Scheduler for FairScheduler {
         m.insert("evictions".into(), self.space.evictions as f64);
         m.insert("space_refusals".into(), self.space.refusals as f64);
         m.insert("share_updates".into(), self.share_updates as f64);
+        if !self.alloc.placement.is_empty() {
+            m.insert("placement_rejections".into(), self.rejections as f64);
+        }
         m
     }
 
@@ -769,7 +909,7 @@ impl Scheduler for FairScheduler {
     }
 
     fn pool_of(&self, st: &ClusterState, j: JobId) -> String {
-        self.placed(st.job(j).spec.pool_name()).to_string()
+        self.pool_name_of(st, j)
     }
 
     fn pool_shares(&self) -> Vec<crate::PoolShare> {
@@ -879,6 +1019,17 @@ fn check(cfg: &SchedulerConfig, o: &FairOptions) -> Result<(), InputErrors> {
             ));
         }
     }
+    for (name, v) in [
+        ("container_mb", o.container_mb),
+        ("container_vcores", o.container_vcores),
+    ] {
+        if !(v.is_finite() && v > 0.0) {
+            errs.push(cfg.source.error(
+                field(name),
+                "must be a number > 0 (the size of one slot's container)",
+            ));
+        }
+    }
     if o.max_reduces_per_node == Some(0) {
         errs.push(cfg.source.error(
             field("max_reduces_per_node"),
@@ -900,8 +1051,20 @@ fn build(cfg: &SchedulerConfig, cluster: &Cluster) -> Result<Box<dyn Scheduler>,
     )))
 }
 
-/// Build directly from an options table (tests, benches).
-pub fn from_toml(options: &str, cluster: &Cluster) -> Result<FairScheduler, InputErrors> {
+/// Build from an options table and an allocation file's text (MR1, YARN or
+/// Spark XML; tests, benches).
+pub fn from_xml(
+    options: &str,
+    file: &str,
+    xml: &str,
+    cluster: &Cluster,
+) -> Result<FairScheduler, InputErrors> {
+    let alloc = Allocations::from_source(&Source::new(file, xml, Format::Toml))?;
+    let (_, o) = options_of(options)?;
+    Ok(FairScheduler::new("fair".into(), &o, alloc, cluster))
+}
+
+fn options_of(options: &str) -> Result<(SchedulerConfig, FairOptions), InputErrors> {
     // Table headers in `options` are relative to [fair].
     let body: String = options
         .lines()
@@ -920,6 +1083,12 @@ pub fn from_toml(options: &str, cluster: &Cluster) -> Result<FairScheduler, Inpu
     let cfg = SchedulerConfig::from_source(&Source::new("<fair>", text, Format::Toml))?;
     let o: FairOptions = cfg.options()?;
     check(&cfg, &o)?;
+    Ok((cfg, o))
+}
+
+/// Build directly from an options table (tests, benches).
+pub fn from_toml(options: &str, cluster: &Cluster) -> Result<FairScheduler, InputErrors> {
+    let (cfg, o) = options_of(options)?;
     let alloc = allocations(&cfg, &o)?;
     Ok(FairScheduler::new("fair".into(), &o, alloc, cluster))
 }
@@ -983,3 +1152,5 @@ pub fn presets() -> Vec<Preset> {
 mod mr1_cross_check;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod yarn_sched_tests;

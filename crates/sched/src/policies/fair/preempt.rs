@@ -107,13 +107,20 @@ impl Preemptor {
             .or(self.cfg.default_min_timeout)
     }
 
+    /// The pool's own fair-share timeout (YARN files), else the default.
+    fn fair_timeout(&self, tree: &Tree, p: u32) -> Option<Time> {
+        tree.nodes[p as usize]
+            .fair_timeout
+            .or(self.cfg.fair_timeout)
+    }
+
     /// Targets of pool `p` for kind `k`: (min-share target, fair-share
     /// target, full fair-share target).
     fn targets(tree: &Tree, p: u32, k: usize, threshold: f64) -> (f64, f64, f64) {
         let n = &tree.nodes[p as usize];
         let min = n.min[k].min(n.demand[k]).min(n.share[k]);
         let fair = n.share[k].min(n.demand[k]);
-        (min, threshold * fair, fair)
+        (min, n.threshold.unwrap_or(threshold) * fair, fair)
     }
 
     /// Update pool `p`'s starvation clocks for kind `k` at `now`.
@@ -124,7 +131,7 @@ impl Preemptor {
         let (min_t, fair_t, _) = Self::targets(tree, p, k, self.cfg.threshold);
         let run = tree.nodes[p as usize].running[k] as f64;
         let min_on = self.min_timeout(tree, p).is_some() && run + 1.0 <= min_t + 1e-9;
-        let fair_on = self.cfg.fair_timeout.is_some() && run + 1.0 <= fair_t + 1e-9;
+        let fair_on = self.fair_timeout(tree, p).is_some() && run + 1.0 <= fair_t + 1e-9;
         if !min_on && !fair_on {
             self.starve.remove(&(p, k));
             return;
@@ -169,7 +176,10 @@ impl Preemptor {
             .min_since
             .zip(self.min_timeout(tree, p))
             .map(|(t, d)| t + d);
-        let b = s.fair_since.zip(self.cfg.fair_timeout).map(|(t, d)| t + d);
+        let b = s
+            .fair_since
+            .zip(self.fair_timeout(tree, p))
+            .map(|(t, d)| t + d);
         let _ = k;
         let due = match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -212,7 +222,7 @@ impl Preemptor {
                 .is_some_and(|(t, d)| t + d <= now);
             let fair_over = s
                 .fair_since
-                .zip(self.cfg.fair_timeout)
+                .zip(self.fair_timeout(tree, p))
                 .is_some_and(|(t, d)| t + d <= now);
             let mut need = 0.0f64;
             if min_over {

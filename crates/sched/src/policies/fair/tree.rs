@@ -5,7 +5,11 @@
 //! [`crate::share::fair_shares`] at every level (seed 002 §3, Appendix A):
 //! a node's claim is `(demand, min, weight)`, its demand the sum of its
 //! children's (capped by its maximum), and its children share what it got.
-//! In a FIFO pool the children are filled in FIFO order instead.
+//! In a FIFO pool the children are filled in FIFO order instead. YARN
+//! allocation files use YARN's rule instead ([`ShareRule::Yarn`]): the root
+//! shares the whole capacity, children with jobs share their parent's with
+//! [`crate::share::yarn_fair_shares`] (no demand cap, minimums kept whole),
+//! and a FIFO queue gives its whole share to its first job.
 //!
 //! The order is kept incrementally so that a heartbeat costs O(depth x log
 //! n) plus the jobs it visits, not a sort of every pool and job (the
@@ -20,9 +24,9 @@
 //! §4.1) or, as an option, by running / weight (HFS 0.21); ties by submit
 //! time. FIFO comparator: priority, then submit time.
 
-use super::alloc::Mode;
+use super::alloc::{Mode, ShareRule};
 use super::ready::Ready;
-use crate::share::{fair_shares, Claim};
+use crate::share::{fair_shares, yarn_fair_shares, Claim, YarnClaim};
 use mrsched_model::{JobId, Priority, Time};
 use rustc_hash::FxHashMap;
 
@@ -88,6 +92,10 @@ pub struct TreeNode {
     pub max_jobs: Option<u32>,
     /// Min-share preemption timeout (pools).
     pub min_timeout: Option<Time>,
+    /// Fair-share preemption timeout (pools; else the default).
+    pub fair_timeout: Option<Time>,
+    /// Fair-share preemption threshold (pools; else the default).
+    pub threshold: Option<f64>,
 }
 
 impl TreeNode {
@@ -112,6 +120,8 @@ impl TreeNode {
             jobs: 0,
             max_jobs: None,
             min_timeout: None,
+            fair_timeout: None,
+            threshold: None,
         }
     }
 
@@ -139,6 +149,7 @@ pub struct Tree {
     by_job: FxHashMap<JobId, u32>,
     by_pool: FxHashMap<String, u32>,
     order: Order,
+    rule: ShareRule,
 }
 
 impl Tree {
@@ -150,7 +161,14 @@ impl Tree {
             by_job: FxHashMap::default(),
             by_pool: FxHashMap::default(),
             order,
+            rule: ShareRule::Hfs,
         }
+    }
+
+    /// Use `rule` to split shares (HFS's by default).
+    pub fn with_rule(mut self, rule: ShareRule) -> Tree {
+        self.rule = rule;
+        self
     }
 
     /// The node of a job, when it is runnable.
@@ -370,7 +388,10 @@ impl Tree {
         self.demand_rec(0);
         let root = &mut self.nodes[0];
         for (k, c) in cap.iter().enumerate() {
-            root.share[k] = c.min(root.demand[k]).max(0.0);
+            root.share[k] = match self.rule {
+                ShareRule::Hfs => c.min(root.demand[k]).max(0.0),
+                ShareRule::Yarn => c.max(0.0),
+            };
         }
         let mut claims = Vec::new();
         self.share_rec(0, &mut claims);
@@ -429,8 +450,46 @@ impl Tree {
             let mode = self.nodes[i as usize].mode;
             for k in 0..2 {
                 let cap = self.nodes[i as usize].share[k];
-                match mode {
-                    Mode::Fair => {
+                match (mode, self.rule) {
+                    (Mode::Fair, ShareRule::Yarn) => {
+                        let yc: Vec<YarnClaim> = kids
+                            .iter()
+                            .map(|&c| {
+                                let n = &self.nodes[c as usize];
+                                YarnClaim {
+                                    min: n.min[k],
+                                    // YARN: a maximum below the minimum is
+                                    // the minimum.
+                                    max: n.max[k].max(n.min[k]),
+                                    weight: n.weight,
+                                    active: n.is_job() || n.jobs > 0,
+                                }
+                            })
+                            .collect();
+                        let s = yarn_fair_shares(&yc, cap);
+                        for (&c, s) in kids.iter().zip(s) {
+                            self.nodes[c as usize].share[k] = s;
+                        }
+                    }
+                    (Mode::Fifo, ShareRule::Yarn) => {
+                        // FifoPolicy: the earliest job gets the whole share.
+                        let first = kids
+                            .iter()
+                            .copied()
+                            .filter(|&c| {
+                                let n = &self.nodes[c as usize];
+                                n.is_job() || n.jobs > 0
+                            })
+                            .min_by_key(|&c| {
+                                let n = &self.nodes[c as usize];
+                                (std::cmp::Reverse(n.priority), n.tie, c)
+                            });
+                        for &c in &kids {
+                            self.nodes[c as usize].share[k] =
+                                if Some(c) == first { cap } else { 0.0 };
+                        }
+                    }
+                    (Mode::Fair, ShareRule::Hfs) => {
                         claims.clear();
                         claims.extend(kids.iter().map(|&c| {
                             let n = &self.nodes[c as usize];
@@ -445,7 +504,7 @@ impl Tree {
                             self.nodes[c as usize].share[k] = s;
                         }
                     }
-                    Mode::Fifo => {
+                    (Mode::Fifo, ShareRule::Hfs) => {
                         let mut order: Vec<u32> = kids.clone();
                         order.sort_by_key(|&c| {
                             let n = &self.nodes[c as usize];

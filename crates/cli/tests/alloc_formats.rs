@@ -1,0 +1,143 @@
+//! The YARN and Spark allocation files through the command line: the
+//! examples run and validate, and a malformed file stops everything with a
+//! located error.
+
+mod common;
+
+use common::{bin, repo, run_ok};
+
+fn simulate_json(scheduler: &str) -> serde_json::Value {
+    let out = run_ok(&[
+        "simulate",
+        "-c",
+        "examples/cluster.toml",
+        "-w",
+        "examples/workload.toml",
+        "-s",
+        scheduler,
+        "--format",
+        "json",
+    ]);
+    serde_json::from_slice(&out).expect("one JSON document")
+}
+
+#[test]
+fn yarn_and_spark_examples_run_a_simulation() {
+    for file in [
+        "examples/yarn-fair-scheduler.xml",
+        "examples/spark-fairscheduler.xml",
+    ] {
+        let v = simulate_json(file);
+        assert_eq!(v["summary"]["jobs"], 3, "{file}");
+        assert_eq!(v["scheduler"], "fair", "{file}");
+        let done = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| !j["finish_s"].is_null())
+            .count();
+        assert_eq!(done, 3, "{file}");
+    }
+}
+
+#[test]
+fn validate_names_the_dialect() {
+    let out = run_ok(&[
+        "validate",
+        "examples/yarn-fair-scheduler.xml",
+        "examples/spark-fairscheduler.xml",
+    ]);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("YARN Fair Scheduler allocation file: 7 queues, 1 users, 3 placement rules"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Spark fairscheduler.xml: 3 pools, 0 users"),
+        "{out}"
+    );
+}
+
+#[test]
+fn container_size_comes_from_the_scheduler_file() {
+    let dir = std::env::temp_dir().join(format!("mrsched-yarn-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("examples/yarn-fair-scheduler.xml"),
+        dir.join("fair-scheduler.xml"),
+    )
+    .unwrap();
+    let conf = dir.join("yarn.toml");
+    std::fs::write(
+        &conf,
+        "policy = \"fair\"\n[fair]\nallocation_file = \"fair-scheduler.xml\"\ncontainer_mb = 2048\ncontainer_vcores = 2\n",
+    )
+    .unwrap();
+    let v = simulate_json(conf.to_str().unwrap());
+    assert_eq!(v["summary"]["jobs"], 3);
+    std::fs::write(
+        &conf,
+        "policy = \"fair\"\n[fair]\nallocation_file = \"fair-scheduler.xml\"\ncontainer_mb = 0\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["validate", conf.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fair.container_mb: must be a number > 0"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_malformed_yarn_file_is_a_located_error_and_nothing_runs() {
+    let dir = std::env::temp_dir().join(format!("mrsched-yarn-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("fair-scheduler.xml");
+    let cases = [
+        (
+            "<allocations>\n<queue name=\"a\">\n<minResources>10 gb, 2 vcores</minResources>\n</queue>\n</allocations>\n",
+            "fair-scheduler.xml:3: queue[root.a].minResources: `10 gb, 2 vcores`",
+        ),
+        (
+            "<allocations>\n<queue name=\"a\"/>\n<queue name=\"a\"/>\n</allocations>\n",
+            "fair-scheduler.xml:3: queue[root.a]: queue `root.a` is defined twice",
+        ),
+        (
+            "<allocations>\n<queue name=\"a\">\n<maxApps>3</maxApps>\n</queue>\n</allocations>\n",
+            "fair-scheduler.xml:3: queue[root.a].maxApps: unknown element <maxApps>",
+        ),
+        (
+            "<allocations>\n<queue name=\"a\"/>\n<queuePlacementPolicy>\n<rule name=\"default\" queue=\"b\" create=\"false\"/>\n</queuePlacementPolicy>\n</allocations>\n",
+            "fair-scheduler.xml:4: queuePlacementPolicy.rule[default].queue: queue `b` is not declared",
+        ),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&bad, text).unwrap();
+        for args in [
+            vec!["validate", bad.to_str().unwrap()],
+            vec![
+                "simulate",
+                "-c",
+                "examples/cluster.toml",
+                "-w",
+                "examples/workload.toml",
+                "-s",
+                bad.to_str().unwrap(),
+            ],
+        ] {
+            let out = bin().args(&args).current_dir(repo()).output().unwrap();
+            assert!(!out.status.success(), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(want), "{args:?}: {err}");
+            if args[0] == "simulate" {
+                assert!(out.stdout.is_empty(), "a partial run: {:?}", out.stdout);
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
