@@ -23,21 +23,30 @@ fn simulate_json(scheduler: &str) -> serde_json::Value {
 
 #[test]
 fn yarn_and_spark_examples_run_a_simulation() {
-    for file in [
-        "examples/yarn-fair-scheduler.xml",
-        "examples/spark-fairscheduler.xml",
+    for (file, done) in [
+        ("examples/yarn-fair-scheduler.xml", 2),
+        ("examples/spark-fairscheduler.xml", 3),
     ] {
         let v = simulate_json(file);
         assert_eq!(v["summary"]["jobs"], 3, "{file}");
         assert_eq!(v["scheduler"], "fair", "{file}");
-        let done = v["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|j| !j["finish_s"].is_null())
-            .count();
-        assert_eq!(done, 3, "{file}");
+        let jobs = v["jobs"].as_array().unwrap();
+        let ended = jobs.iter().filter(|j| !j["finish_s"].is_null()).count();
+        assert_eq!(ended, done, "{file}");
     }
+    // Under the YARN file, alice's job names `production`, a parent queue
+    // there: refused with the reason, as YARN refuses it.
+    let v = simulate_json("examples/yarn-fair-scheduler.xml");
+    let alice = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["user"] == "alice")
+        .unwrap()
+        .clone();
+    assert_eq!(alice["status"], "rejected");
+    let why = alice["reason"].as_str().unwrap();
+    assert!(why.contains("`production` is a parent queue"), "{why}");
 }
 
 #[test]
@@ -140,4 +149,36 @@ fn a_malformed_yarn_file_is_a_located_error_and_nothing_runs() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A YARN placement policy that rejects: the job is refused on submission
+/// with the reason, and the others run.
+#[test]
+fn a_rejecting_placement_policy_refuses_the_job_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("fs.xml");
+    std::fs::write(
+        &xml,
+        "<allocations>\n  <queue name=\"production\"/>\n  <queue name=\"bob\"/>\n\
+         <queuePlacementPolicy>\n    <rule name=\"specified\" create=\"false\"/>\n\
+         <rule name=\"user\" create=\"false\"/>\n    <rule name=\"reject\"/>\n\
+         </queuePlacementPolicy>\n</allocations>\n",
+    )
+    .unwrap();
+    let v = simulate_json(xml.to_str().unwrap());
+    let jobs = v["jobs"].as_array().unwrap();
+    let by_user = |u: &str| jobs.iter().find(|j| j["user"] == u).unwrap();
+    // alice names the declared `production`, bob has his own queue; carol
+    // has neither.
+    let carol = by_user("carol");
+    assert_eq!(carol["status"], "rejected", "{carol}");
+    let why = carol["reason"].as_str().unwrap();
+    assert!(
+        why.contains("placement policy") && why.contains("carol"),
+        "{why}"
+    );
+    for u in ["alice", "bob"] {
+        assert_eq!(by_user(u)["status"], "succeeded", "{u}");
+    }
+    assert_eq!(v["summary"]["rejected"], 1);
 }

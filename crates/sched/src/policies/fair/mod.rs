@@ -46,7 +46,7 @@ pub mod yarn;
 use crate::assign::ccs_copy_cap_ok;
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
 use crate::delay::{DelayMode, DelayScheduler, WaitClock};
-use crate::scheduler::{Action, Scheduler};
+use crate::scheduler::{Action, Admission, Scheduler};
 use alloc::{AllocFormat, AllocSpec, Allocations, Mode, PoolSpec, UserSpec};
 use mrsched_model::{
     Cluster, Format, InputErrors, JobId, Locality, NodeId, Priority, Source, TaskKind, Time,
@@ -488,6 +488,16 @@ impl FairScheduler {
         }
     }
 
+    /// Whether pool `path` has sub-pools (a parent queue).
+    fn is_parent_queue(&self, path: &str) -> bool {
+        self.tree.pool(path).is_some_and(|p| {
+            self.tree.nodes[p as usize]
+                .children
+                .iter()
+                .any(|&c| !self.tree.nodes[c as usize].is_job())
+        })
+    }
+
     /// The pool of an admitted job, decided at admission (no allocation:
     /// this runs for every waiting job at each admission).
     fn admitted_pool(&self, j: JobId) -> Option<&str> {
@@ -592,10 +602,10 @@ impl FairScheduler {
             self.delay.set_job_mode(j, *m);
         }
         self.delay.admit(st, j);
+        // Drivers refuse what `on_submit` rejects; a job admitted without
+        // asking (tests driving the state directly) and rejected by the
+        // placement policy runs in `REJECTED_POOL`.
         let place = self.placed(&job.spec.user, job.spec.pool.as_deref());
-        if place.is_none() {
-            self.rejections += 1;
-        }
         self.placement.insert(j, place);
         // A job runs when its user and its pool (with their ancestors) are
         // below their running-job limits, whatever earlier jobs of the same
@@ -765,6 +775,32 @@ fn capacity(st: &ClusterState) -> [f64; 2] {
 impl Scheduler for FairScheduler {
     fn name(&self) -> String {
         self.label.clone()
+    }
+
+    /// A YARN placement policy may refuse a job (`reject`, or no rule that
+    /// takes it), and YARN refuses jobs placed in a parent queue
+    /// (`QueuePlacementPolicy.assignAppToQueue`, `FairScheduler.addApplication`):
+    /// the driver answers the submitter with the reason.
+    fn on_submit(&mut self, st: &ClusterState, j: JobId) -> Admission {
+        let spec = &st.job(j).spec;
+        let named = spec.pool.as_deref().unwrap_or("(none)");
+        match self.placed(&spec.user, spec.pool.as_deref()) {
+            None => {
+                self.rejections += 1;
+                Admission::Reject(format!(
+                    "the queue placement policy of {} rejects the job (user `{}`, queue `{named}`)",
+                    self.alloc.file, spec.user
+                ))
+            }
+            Some(p) if self.alloc.format == AllocFormat::Yarn && self.is_parent_queue(&p) => {
+                self.rejections += 1;
+                Admission::Reject(format!(
+                    "queue `{p}` is a parent queue: jobs go to its leaf queues ({})",
+                    self.alloc.file
+                ))
+            }
+            Some(_) => Admission::Admit,
+        }
     }
 
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {

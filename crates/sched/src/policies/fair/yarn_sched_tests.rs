@@ -192,24 +192,44 @@ fn placement_rules_choose_the_queue() {
     let named = submit(&mut st, &mut s, job(Some("root.etl"), "bob", 1, 0));
     let undeclared = submit(&mut st, &mut s, job(Some("nowhere"), "ann", 1, 0));
     let by_default = submit(&mut st, &mut s, job(Some("default"), "etl", 1, 0));
-    let rejected = submit(&mut st, &mut s, job(None, "zed", 1, 0));
-    let pools: Vec<String> = [named, undeclared, by_default, rejected]
+    let pools: Vec<String> = [named, undeclared, by_default]
         .iter()
         .map(|j| s.pool_of(&st, *j))
         .collect();
-    assert_eq!(pools, ["etl", "analysts", "etl", REJECTED_POOL]);
+    assert_eq!(pools, ["etl", "analysts", "etl"]);
+    // No rule takes zed's job: the scheduler refuses it on submission with
+    // the reason, and a driver never admits it.
+    let zed = st.submit(job(None, "zed", 1, 0));
+    match s.on_submit(&st, zed) {
+        Admission::Reject(why) => {
+            assert!(
+                why.contains("placement policy") && why.contains("zed"),
+                "{why}"
+            )
+        }
+        Admission::Admit => panic!("the reject rule refuses zed's job"),
+    }
     assert_eq!(s.stats()["placement_rejections"], 1.0);
-    // The rejected job only gets what nobody else wants, but it does run.
-    beat_all(&mut st, &mut s);
-    assert_eq!(st.job(rejected).map_counts.running, 1);
-    assert_eq!(
-        s.pool_shares()
-            .iter()
-            .find(|p| p.name == REJECTED_POOL)
-            .unwrap()
-            .weight,
-        0.0
-    );
+    // The placed jobs are admitted as usual.
+    assert_eq!(s.on_submit(&st, named), Admission::Admit);
+}
+
+#[test]
+fn a_job_placed_in_a_parent_queue_is_refused() {
+    let c = slots(10);
+    let xml = "<allocations><queue name=\"prod\"><queue name=\"etl\"/></queue>\
+               <queue name=\"dev\"/></allocations>";
+    let mut st = ClusterState::new(c.clone());
+    let mut s = yarn(xml, &c);
+    let parent = st.submit(job(Some("root.prod"), "a", 1, 0));
+    let Admission::Reject(why) = s.on_submit(&st, parent) else {
+        panic!("a parent queue takes no job")
+    };
+    assert!(why.contains("`prod` is a parent queue"), "{why}");
+    for leaf in ["prod.etl", "dev", "root.dev"] {
+        let j = st.submit(job(Some(leaf), "a", 1, 0));
+        assert_eq!(s.on_submit(&st, j), Admission::Admit, "{leaf}");
+    }
 }
 
 #[test]
