@@ -182,3 +182,26 @@ fn a_rejecting_placement_policy_refuses_the_job_with_the_reason() {
     }
     assert_eq!(v["summary"]["rejected"], 1);
 }
+
+/// Reports show the pool a placement policy chose, not the one a job names.
+#[test]
+fn reports_show_the_queue_the_placement_policy_chose() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("fs.xml");
+    std::fs::write(
+        &xml,
+        "<allocations>\n  <queue name=\"shared\"><queue name=\"all\"/></queue>\n\
+         <queuePlacementPolicy>\n    <rule name=\"default\" queue=\"root.shared.all\"/>\n\
+         </queuePlacementPolicy>\n</allocations>\n",
+    )
+    .unwrap();
+    let v = simulate_json(xml.to_str().unwrap());
+    let pools: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["pool"].as_str().unwrap())
+        .collect();
+    // examples/workload.toml names `production` and the users' own pools.
+    assert_eq!(pools, ["shared.all"; 3]);
+}

@@ -151,3 +151,36 @@ fn validate_recognises_capacity_scheduler_files() {
         "{out}"
     );
 }
+
+/// Reports show the queue a job was placed in: the queue mappings send
+/// user0 to `prod`, user4 to `research.ml`, and user9 to `default`.
+#[test]
+fn reports_show_the_queue_each_job_was_mapped_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("w.toml");
+    let mut text = String::new();
+    for u in ["user0", "user4", "user9"] {
+        text.push_str(&format!(
+            "[[jobs]]\nuser = \"{u}\"\nmaps = 2\nmap_time_s = 5\n"
+        ));
+    }
+    std::fs::write(&w, text).unwrap();
+    let v = json(&[
+        "simulate",
+        "-c",
+        "tiny",
+        "-w",
+        w.to_str().unwrap(),
+        "-s",
+        "examples/capacity-scheduler.xml",
+        "--format",
+        "json",
+    ]);
+    let pools: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["pool"].as_str().unwrap())
+        .collect();
+    assert_eq!(pools, ["root.prod", "root.research.ml", "root.default"]);
+}

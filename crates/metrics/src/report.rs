@@ -56,6 +56,9 @@ pub struct RunInfo {
     pub standalone: Option<Vec<Option<Time>>>,
     /// Policy-specific measurements.
     pub scheduler_stats: BTreeMap<String, f64>,
+    /// Each job's pool as the scheduler placed it, by job id
+    /// (`sched::pools::placed_pools`); without it, the pool the job names.
+    pub pools: Option<Vec<String>>,
 }
 
 /// Per-job locality counts.
@@ -284,7 +287,11 @@ impl Report {
                 id: job.id.0,
                 name: spec.name.clone(),
                 user: spec.user.clone(),
-                pool: spec.pool_name().to_string(),
+                pool: info
+                    .pools
+                    .as_ref()
+                    .and_then(|v| v.get(job.id.idx()))
+                    .map_or_else(|| spec.pool_name().to_string(), Clone::clone),
                 status: job.status,
                 admitted: !matches!(job.status, JobStatus::Rejected | JobStatus::Submitted),
                 reason: job.reason.clone(),

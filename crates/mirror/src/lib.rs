@@ -424,6 +424,12 @@ impl Mirror {
         PoolsView::build(&self.st, self.sched.as_ref(), &self.label)
     }
 
+    /// Each mirrored job's pool as the scheduler placed it, by job id (for
+    /// reports).
+    pub fn placed_pools(&self) -> Vec<String> {
+        mrsched_sched::pools::placed_pools(&self.st, self.sched.as_ref())
+    }
+
     /// The mirror's job of an engine job.
     pub fn job_id(&self, engine_job: &str) -> Option<JobId> {
         self.jobs.get(engine_job).map(|m| m.id)

@@ -133,3 +133,17 @@ impl PoolsView {
         }
     }
 }
+
+/// Each job's pool as `sched` placed it, by job id, for reports: a YARN
+/// placement policy or a Capacity Scheduler queue mapping may put a job
+/// elsewhere than the pool it names. A job refused on submission keeps
+/// the pool it named.
+pub fn placed_pools(st: &ClusterState, sched: &dyn Scheduler) -> Vec<String> {
+    st.jobs()
+        .iter()
+        .map(|job| match job.status {
+            mrsched_state::JobStatus::Rejected => job.spec.pool_name().to_string(),
+            _ => sched.pool_of(st, job.id),
+        })
+        .collect()
+}

@@ -514,6 +514,7 @@ pub fn simulate_with_progress(
         events: e.k.events,
         standalone: None,
         scheduler_stats: e.sched.stats(),
+        pools: Some(mrsched_sched::pools::placed_pools(&e.st, &*e.sched)),
     };
     Ok(SimOutput {
         task_events: e.k.task_events,

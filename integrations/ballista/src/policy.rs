@@ -116,6 +116,7 @@ impl MrschedPolicy {
             events: 0,
             standalone: None,
             scheduler_stats,
+            pools: Some(m.placed_pools()),
         };
         Report::build(m.state(), &info)
     }

@@ -335,6 +335,7 @@ impl Core {
             events: 0,
             standalone: None,
             scheduler_stats: stats,
+            pools: Some(mrsched_sched::pools::placed_pools(&f.st, f.sched.as_ref())),
         };
         Ok(RunReport::build(&f.st, &info))
     }
