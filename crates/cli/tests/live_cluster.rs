@@ -749,3 +749,68 @@ fn master_metrics_flags_are_checked() {
         assert!(help.contains(flag), "{flag} in --help: {help}");
     }
 }
+
+/// A YARN Fair Scheduler allocation file on a live master: a job naming a
+/// parent queue, and one no placement rule takes, are refused with the
+/// reason; jobs in `prod` (weight 3) and `dev` (weight 1) share the 4 map
+/// slots 3 : 1, as `mrsched pools` shows.
+#[test]
+fn a_yarn_allocation_file_places_refuses_and_shares_on_a_live_cluster() {
+    let files = tempfile::tempdir().unwrap();
+    let xml = files.path().join("fair-scheduler.xml");
+    std::fs::write(
+        &xml,
+        "<allocations>\n  <queue name=\"prod\"><weight>3</weight></queue>\n\
+         <queue name=\"dev\"/>\n  <queue name=\"team\" type=\"parent\"><queue name=\"x\"/></queue>\n\
+         <queuePlacementPolicy>\n    <rule name=\"specified\" create=\"false\"/>\n\
+         <rule name=\"reject\"/>\n  </queuePlacementPolicy>\n</allocations>\n",
+    )
+    .unwrap();
+    let live = Live::start(2, &["--scheduler", xml.to_str().unwrap()]);
+    let r = rt();
+    let c = live.client(ALICE);
+    r.block_on(c.put(&mut corpus(2000).as_bytes(), "corpus", 2 * 1024, 2))
+        .unwrap();
+    let slow = |out: &str, queue: &str| {
+        format!(
+            "input = \"corpus\"\noutput = \"{out}\"\nreduces = 1\npool = \"{queue}\"\n\
+             [program]\nkind = \"streaming\"\nmapper = \"sleep 0.2; cat\"\nreducer = \"wc -l\"\n"
+        )
+    };
+    for (queue, why) in [
+        ("team", "`team` is a parent queue"),
+        ("nowhere", "placement policy"),
+    ] {
+        let s = r
+            .block_on(c.submit(queue, &slow(&format!("{queue}-out"), queue), false))
+            .unwrap();
+        assert_eq!(s.status, "rejected", "{queue}");
+        let reason = s.reason.unwrap_or_default();
+        assert!(reason.contains(why), "{queue}: {reason}");
+    }
+    let prod = r
+        .block_on(c.submit("p", &slow("p-out", "root.prod"), false))
+        .unwrap();
+    let dev = r
+        .block_on(c.submit("d", &slow("d-out", "dev"), false))
+        .unwrap();
+    let mut seen = 0;
+    wait_for("both jobs to end", || {
+        let p = r.block_on(c.pools()).unwrap();
+        let q = |n: &str| p.pools.iter().find(|x| x.name == n).cloned();
+        if let (Some(a), Some(b)) = (q("prod"), q("dev")) {
+            // Shares are computed at the first heartbeat after the jobs came.
+            let updated = a.fair_share + b.fair_share > 0.0;
+            if updated && a.pending_maps > 0 && b.pending_maps > 0 {
+                assert_eq!((a.fair_share, b.fair_share), (3.0, 1.0), "{p:?}");
+                seen += 1;
+            }
+        }
+        let done = |id| r.block_on(c.job(id)).unwrap().status != "running";
+        done(prod.id) && done(dev.id)
+    });
+    assert!(seen > 0, "both queues were seen busy");
+    for id in [prod.id, dev.id] {
+        assert_eq!(r.block_on(c.job(id)).unwrap().status, "succeeded");
+    }
+}
