@@ -48,9 +48,10 @@ fn against(x: f64, [lo, hi]: [f64; 2]) -> &'static str {
 
 /// Smallest and largest of `v` over the bins that had jobs, in %.
 fn pct_range(v: &[f64], bins: &[usize]) -> (f64, f64) {
-    bins.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &b| {
-        (lo.min(100.0 * v[b]), hi.max(100.0 * v[b]))
-    })
+    bins.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &b| {
+            (lo.min(100.0 * v[b]), hi.max(100.0 * v[b]))
+        })
 }
 
 /// Per bin: (mean gain, max gain) of `r` over `fifo`.
