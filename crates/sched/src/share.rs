@@ -39,6 +39,36 @@ impl Claim {
     }
 }
 
+/// The ratio `r` at which a piecewise-linear total reaches `cap`: the
+/// total is `f_lo` at `r = 0` and its slope changes by `events[i].1` at
+/// `r = events[i].0`. Both share rules solve their equation with it.
+/// Returns `r` if the total reaches `cap` at or before the last breakpoint,
+/// and the last breakpoint, the total there and the slope after it.
+fn sweep(events: &mut [(f64, f64)], mut f_lo: f64, cap: f64) -> (Option<f64>, f64, f64, f64) {
+    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut lo, mut slope, mut k) = (0.0f64, 0.0f64, 0);
+    while k < events.len() {
+        let b = events[k].0;
+        let f_b = f_lo + slope * (b - lo);
+        if f_b >= cap {
+            let r = if slope > 0.0 {
+                lo + (cap - f_lo) / slope
+            } else {
+                b
+            };
+            return (Some(r), lo, f_lo, slope);
+        }
+        // Apply every event at this breakpoint.
+        while k < events.len() && events[k].0 == b {
+            slope += events[k].1;
+            k += 1;
+        }
+        lo = b;
+        f_lo = f_b;
+    }
+    (None, lo, f_lo, slope)
+}
+
 /// Fair shares of `capacity` among `claims`. The result sums to
 /// `min(capacity, total demand)` and gives each claim
 /// `min(demand, max(min', r * weight))` for the common ratio `r`, where
@@ -84,30 +114,8 @@ pub fn fair_shares(claims: &[Claim], capacity: f64) -> Vec<f64> {
             events.push((d[i] / w[i], -w[i]));
         }
     }
-    events.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut lo = 0.0f64;
-    let mut slope = 0.0f64;
-    let mut r = f64::NAN;
-    let mut k = 0;
-    while k < events.len() {
-        let b = events[k].0;
-        let f_b = f_lo + slope * (b - lo);
-        if f_b >= cap {
-            r = if slope > 0.0 {
-                lo + (cap - f_lo) / slope
-            } else {
-                b
-            };
-            break;
-        }
-        // Apply every event at this breakpoint.
-        while k < events.len() && events[k].0 == b {
-            slope += events[k].1;
-            k += 1;
-        }
-        lo = b;
-        f_lo = f_b;
-    }
+    let (r, lo, f_lo, slope) = sweep(&mut events, f_lo, cap);
+    let mut r = r.unwrap_or(f64::NAN);
     if r.is_nan() && slope > 0.0 {
         r = lo + (cap - f_lo) / slope;
     }
@@ -226,28 +234,7 @@ pub fn yarn_fair_shares(claims: &[YarnClaim], capacity: f64) -> Vec<f64> {
     let r = if f_lo >= cap {
         0.0
     } else {
-        events.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (mut lo, mut slope, mut k) = (0.0f64, 0.0f64, 0);
-        let mut r = f64::INFINITY;
-        while k < events.len() {
-            let b = events[k].0;
-            let f_b = f_lo + slope * (b - lo);
-            if f_b >= cap {
-                r = if slope > 0.0 {
-                    lo + (cap - f_lo) / slope
-                } else {
-                    b
-                };
-                break;
-            }
-            while k < events.len() && events[k].0 == b {
-                slope += events[k].1;
-                k += 1;
-            }
-            lo = b;
-            f_lo = f_b;
-        }
-        r
+        sweep(&mut events, f_lo, cap).0.unwrap_or(f64::INFINITY)
     };
     for &i in &flex {
         out[i] = share(&claims[i], r);
