@@ -31,6 +31,7 @@ pub mod scheduler;
 pub mod share;
 #[cfg(test)]
 mod testutil;
+mod xml;
 
 pub use config::{PolicyInfo, Preset, SchedulerConfig};
 pub use drive::{Driver, Hooks, InvalidLaunch};

@@ -261,30 +261,10 @@ impl Reader<'_> {
     }
 }
 
-fn line_of(starts: &[usize], pos: usize) -> usize {
-    starts.partition_point(|&s| s <= pos)
-}
-
 /// Parse a `capacity-scheduler.xml`.
 pub fn parse(file: &str, text: &str) -> Result<CapacityConf, InputErrors> {
-    let doc = match roxmltree::Document::parse(text) {
-        Ok(d) => d,
-        Err(e) => {
-            let pos = e.pos();
-            return Err(InputError {
-                file: file.to_string(),
-                line: Some(pos.row as usize),
-                column: Some(pos.col as usize),
-                field: None,
-                message: format!("not well-formed XML: {e}"),
-            }
-            .into());
-        }
-    };
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(doc.input_text().match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    let line = |n: roxmltree::Node| line_of(&starts, n.range().start);
+    let (doc, lines) = crate::xml::parse(file, text)?;
+    let line = |n: roxmltree::Node| lines.of(n);
     let mut r = Reader {
         file,
         props: BTreeMap::new(),

@@ -561,16 +561,13 @@ const TOP_ELEMENTS: &str = "pool, user, poolMaxJobsDefault, userMaxJobsDefault, 
 /// The located-error helpers shared by the XML dialects.
 pub(super) struct Xml<'a> {
     pub(super) file: &'a str,
-    /// Byte offset where each line of the document starts: a node's line
-    /// is a binary search, where `Document::text_pos_at` rescans the text
-    /// from its start (quadratic over thousands of pools and users).
-    line_starts: Vec<usize>,
+    lines: crate::xml::Lines,
     pub(super) errs: InputErrors,
 }
 
 impl Xml<'_> {
     pub(super) fn line(&self, n: roxmltree::Node) -> usize {
-        self.line_starts.partition_point(|&s| s <= n.range().start)
+        self.lines.of(n)
     }
 
     pub(super) fn err(&mut self, n: roxmltree::Node, field: &str, msg: impl Into<String>) {
@@ -782,27 +779,10 @@ pub(super) fn open_xml<'t>(
     file: &'t str,
     text: &'t str,
 ) -> Result<(roxmltree::Document<'t>, Xml<'t>), InputErrors> {
-    let doc = match roxmltree::Document::parse(text) {
-        Ok(d) => d,
-        Err(e) => {
-            let pos = e.pos();
-            return Err(InputError {
-                file: file.to_string(),
-                line: Some(pos.row as usize),
-                column: Some(pos.col as usize),
-                field: None,
-                message: format!("not well-formed XML: {e}"),
-            }
-            .into());
-        }
-    };
-    let input = doc.input_text();
-    let line_starts = std::iter::once(0)
-        .chain(input.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
+    let (doc, lines) = crate::xml::parse(file, text)?;
     let mut x = Xml {
         file,
-        line_starts,
+        lines,
         errs: InputErrors::new(),
     };
     let root = doc.root_element();
