@@ -436,7 +436,7 @@ fn reproduce(a: ReproduceArgs) -> Result<()> {
         mrsched_experiments::set_progress(Some(Box::new(move |f| {
             bar.set_position((f * 1000.0) as u64)
         })));
-        let r = (e.run)(&ctx);
+        let r = e.reproduce(&ctx);
         mrsched_experiments::set_progress(None);
         let r = r.map_err(fail)?;
         pb.finish_and_clear();
