@@ -16,6 +16,7 @@ pub mod circumflex;
 pub mod common;
 pub mod fair_batch_2jobs;
 pub mod fair_batch_sim;
+pub mod fair_ccs_single_job;
 pub mod fair_delay_response;
 pub mod fair_fig3;
 pub mod fair_io_biasing;
@@ -160,6 +161,7 @@ pub fn experiments() -> Vec<Experiment> {
         fair_batch_sim::EXPERIMENT,
         fair_io_biasing::EXPERIMENT,
         fair_delay_response::EXPERIMENT,
+        fair_ccs_single_job::EXPERIMENT,
         rtmr::WORKLOAD_1,
         rtmr::WORKLOAD_2,
         adaptive_exp1::EXPERIMENT,
