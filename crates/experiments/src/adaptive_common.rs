@@ -15,16 +15,20 @@ use mrsched_model::{Cluster, Workload};
 use mrsched_sched::policies::adaptive::capacity::CapacityCurve;
 use mrsched_sched::policies::adaptive::predict::{accuracy, Prediction};
 use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions};
+use mrsched_sched::policies::edf::Edf;
 use mrsched_sched::policies::fifo::Fifo;
 use mrsched_sim::{simulate, SimOptions, SimOutput};
 use mrsched_workload::catalog;
 use mrsched_workload::goals::{goal_mix, GoalMixParams};
 
-/// The schedulers compared, by preset name.
-pub const SCHEDULERS: [&str; 3] = ["fifo", "adaptive", "reverse-adaptive"];
+/// The schedulers compared, by preset name. `edf` (earliest goal first) is
+/// our baseline, not in the paper.
+pub const SCHEDULERS: [&str; 4] = ["fifo", "adaptive", "reverse-adaptive", "edf"];
 
-/// Run `workload` on `cluster` under `which` (a name of [`SCHEDULERS`]);
-/// returns the run and, for the adaptive family, its resolved predictions.
+/// Run `workload` on `cluster` under `which` (a name of [`SCHEDULERS`], or
+/// `adaptive@paper` / `reverse-adaptive@paper`: the placement as the paper
+/// has it, surplus by utility and no backfill); returns the run and, for the
+/// adaptive family, its resolved predictions.
 pub fn run_one(
     cluster: &Cluster,
     workload: &Workload,
@@ -36,12 +40,19 @@ pub fn run_one(
         ..Default::default()
     };
     let adaptive = match which {
-        "fifo" => None,
+        "fifo" | "edf" => None,
         "adaptive" => Some(AdaptiveOptions::adaptive()),
         "reverse-adaptive" => Some(AdaptiveOptions::reverse_adaptive()),
+        "adaptive@paper" => Some(AdaptiveOptions::adaptive().as_in_paper()),
+        "reverse-adaptive@paper" => Some(AdaptiveOptions::reverse_adaptive().as_in_paper()),
         other => return Err(ExpError(format!("unknown scheduler {other}"))),
     };
     match adaptive {
+        None if which == "edf" => {
+            let mut s = Edf::new();
+            let out = simulate(cluster, workload, &mut s, &opts).map_err(err)?;
+            Ok((out, Vec::new()))
+        }
         None => {
             let mut s = Fifo::new();
             let out = simulate(cluster, workload, &mut s, &opts).map_err(err)?;

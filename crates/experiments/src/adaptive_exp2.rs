@@ -9,6 +9,7 @@ use crate::adaptive_common::{
 };
 use crate::common::write_markdown;
 use crate::{ExpContext, ExpError, ExpReport, Experiment};
+use mrsched_model::Cluster;
 
 /// Registry entry.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -17,19 +18,25 @@ pub const EXPERIMENT: Experiment = Experiment {
     run,
 };
 
-const PEAKS: [f64; 3] = [0.3, 0.5, 0.7];
+/// The transactional peaks of the sweep.
+pub const PEAKS: [f64; 3] = [0.3, 0.5, 0.7];
+
+/// `shared-100` with the day curve peaking at `peak` (a fraction).
+pub fn day_cluster(peak: f64) -> Result<Cluster, ExpError> {
+    shared_with(
+        &format!("shared-100-day-{peak}"),
+        &format!(
+            "kind = \"sine\"\nmin_fraction = 0.1\nmax_fraction = {peak}\nperiod_s = 7200\nstep_s = 60\nuntil_s = 86400\n"
+        ),
+    )
+}
 
 fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     let seeds = seeds(ctx);
     let n = jobs(ctx);
     let mut points = Vec::new();
     for &peak in &PEAKS {
-        let cluster = shared_with(
-            &format!("shared-100-day-{peak}"),
-            &format!(
-                "kind = \"sine\"\nmin_fraction = 0.1\nmax_fraction = {peak}\nperiod_s = 7200\nstep_s = 60\nuntil_s = 86400\n"
-            ),
-        )?;
+        let cluster = day_cluster(peak)?;
         points.push(SweepPoint {
             label: format!("10%-{:.0}%", 100.0 * peak),
             x: 100.0 * peak,

@@ -31,15 +31,17 @@ pub const EXPERIMENT: Experiment = Experiment {
     run,
 };
 
-const SHARES: [f64; 3] = [0.5, 0.75, 0.875];
+/// The burst shares of the sweep.
+pub const SHARES: [f64; 3] = [0.5, 0.75, 0.875];
 
-fn bursts(share: f64) -> String {
+/// The `[[capacity]]` rule of the hourly bursts taking `share` of every node.
+pub fn bursts(share: f64) -> String {
     format!("kind = \"bursts\"\nfraction = {share}\nevery_s = 3600\nduration_s = 600\nstart_s = 600\ncount = 24\n")
 }
 
 /// The cluster of the two special set-ups: one burst taking 7 of every
 /// node's 8 map slots from 300 s to 900 s.
-fn one_burst() -> Result<Cluster, ExpError> {
+pub fn one_burst() -> Result<Cluster, ExpError> {
     shared_with(
         "shared-100-one-burst",
         "kind = \"trace\"\npoints = [[0, 0.0], [300, 0.875], [900, 0.0]]\n",
@@ -121,7 +123,7 @@ fn anatomy(ctx: &ExpContext) -> Result<Anatomy, ExpError> {
         let w = two_jobs(goal);
         for s in SCHEDULERS {
             let (st, preds, first) = match s {
-                "fifo" => {
+                "fifo" | "edf" => {
                     let (o, p) = run_one(&cluster, &w, s, ctx.seed)?;
                     (o.state, p, Vec::new())
                 }
@@ -268,7 +270,7 @@ column).\n",
 /// A batch known before a burst: 8 jobs submitted in the first minute, each
 /// due at an instant uniform in [400 s, 1,600 s] (half of them, on average,
 /// while the burst lasts), 500-3,000 maps of 20-40 s.
-fn batch(seed: u64, alone: &Cluster) -> Workload {
+pub fn batch(seed: u64, alone: &Cluster) -> Workload {
     let p = GoalMixParams {
         jobs: 8,
         mean_interarrival_s: 7.5,
