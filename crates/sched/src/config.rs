@@ -63,6 +63,7 @@ pub fn policies() -> Vec<PolicyInfo> {
         policies::fair::info(),
         policies::capacity::info(),
         policies::adaptive::info(),
+        policies::edf::info(),
         policies::flex::info(),
         policies::msjo::info(),
     ];
@@ -78,6 +79,7 @@ pub fn presets() -> Vec<Preset> {
     v.extend(policies::capacity::presets());
     v.extend(policies::realtime::presets());
     v.extend(policies::adaptive::presets());
+    v.extend(policies::edf::presets());
     v.extend(policies::flex::presets());
     v.extend(policies::msjo::presets());
     v

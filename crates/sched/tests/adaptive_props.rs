@@ -15,7 +15,7 @@
 use mrsched_model::{Cluster, JobId, JobSpec, NodeId, Time};
 use mrsched_sched::policies::adaptive::capacity::{node_capacity, CapacityCurve, CapacityView};
 use mrsched_sched::policies::adaptive::estimate::{reverse_schedule, s_req, FitJob};
-use mrsched_sched::policies::adaptive::placement::{place, PlaceJob};
+use mrsched_sched::policies::adaptive::placement::{place, PlaceJob, Surplus};
 use mrsched_sched::policies::adaptive::status::JobRow;
 use mrsched_sched::policies::adaptive::utility::clamp_estimate;
 use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions};
@@ -72,9 +72,10 @@ proptest! {
                 submitted: Time::from_secs(i as u64),
                 estimate: est.min(max),
                 max,
+                hopeless: false,
             }
         }).collect();
-        let p = place(&jobs, &capacity, &running);
+        let p = place(&jobs, &capacity, &running, Surplus::default());
         for (i, &cap) in capacity.iter().enumerate() {
             let n = NodeId(i as u32);
             prop_assert!(p.node_total(n) <= cap, "node {i}: {} allowed, capacity {cap}", p.node_total(n));

@@ -3,6 +3,7 @@
 
 pub mod adaptive;
 pub mod capacity;
+pub mod edf;
 pub mod fair;
 pub mod fifo;
 pub mod flex;

@@ -37,19 +37,19 @@ pub mod predict;
 pub mod status;
 pub mod utility;
 
-use crate::assign::first_reduce;
+use crate::assign::{first_map, first_reduce};
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
 use crate::scheduler::Scheduler;
 use capacity::{node_capacity, CapacityCurve, CapacityView};
 use estimate::{reverse_schedule, s_req, Estimator, FitJob};
 use mrsched_model::{Cluster, InputErrors, JobId, Locality, NodeId, TaskKind, Time};
 use mrsched_state::{ClusterState, JobStatus, Launch, StateEvent};
-use placement::{place, PlaceJob, PlacementMatrix};
+use placement::{place, PlaceJob, PlacementMatrix, Surplus};
 use predict::{accuracy, predict_completions, FluidJob, Prediction, PredictionLog};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use status::{JobRow, StatusUpdater};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use utility::clamp_estimate;
 
@@ -72,6 +72,18 @@ pub struct AdaptiveOptions {
     /// Control-cycle period T, seconds.
     #[serde(default = "default_cycle")]
     pub cycle_s: f64,
+    /// How slots beyond every goal job's estimate are split: `"urgency"`
+    /// (earliest goal first) or `"utility"` (the paper's upper branch).
+    #[serde(default)]
+    pub surplus: Surplus,
+    /// A free map slot that the placement matrix leaves unused goes to the
+    /// first job in service order with a pending map (never idle).
+    #[serde(default = "default_work_conserving")]
+    pub work_conserving: bool,
+}
+
+fn default_work_conserving() -> bool {
+    true
 }
 
 impl Default for AdaptiveOptions {
@@ -80,6 +92,8 @@ impl Default for AdaptiveOptions {
             estimator: Estimator::Req,
             capacity: CapacityView::Now,
             cycle_s: default_cycle(),
+            surplus: Surplus::default(),
+            work_conserving: default_work_conserving(),
         }
     }
 }
@@ -96,6 +110,17 @@ impl AdaptiveOptions {
             estimator: Estimator::Fit,
             capacity: CapacityView::Forecast,
             ..AdaptiveOptions::default()
+        }
+    }
+
+    /// These options with the paper's placement as reconstructed: surplus
+    /// by utility, slots the matrix leaves unused stay idle until the next
+    /// cycle (for ablations and the before/after measurement).
+    pub fn as_in_paper(self) -> AdaptiveOptions {
+        AdaptiveOptions {
+            surplus: Surplus::Utility,
+            work_conserving: false,
+            ..self
         }
     }
 }
@@ -127,7 +152,7 @@ pub struct Adaptive {
     change_times: Vec<Time>,
     matrix: PlacementMatrix,
     last: Vec<CycleEntry>,
-    reduce_order: Vec<JobId>,
+    service: BTreeSet<(Time, Time, JobId)>,
     next_cycle: Option<Time>,
     predictions: PredictionLog,
     cycles: u64,
@@ -146,7 +171,7 @@ impl Adaptive {
             change_times: cluster.capacity_change_times(),
             matrix: PlacementMatrix::empty(cluster.nodes.len()),
             last: Vec::new(),
-            reduce_order: Vec::new(),
+            service: BTreeSet::new(),
             next_cycle: None,
             predictions: PredictionLog::default(),
             cycles: 0,
@@ -241,6 +266,7 @@ impl Adaptive {
 
         // Estimates (the only place the two schedulers' estimators differ).
         let mut estimates = vec![0u32; rows.len()];
+        let mut hopeless = vec![false; rows.len()];
         let goal_rows: Vec<(usize, Time)> = rows
             .iter()
             .enumerate()
@@ -249,7 +275,9 @@ impl Adaptive {
         match self.opts.estimator {
             Estimator::Req => {
                 for &(i, g) in &goal_rows {
-                    estimates[i] = clamp_estimate(s_req(&rows[i], g, now), rows[i].max_slots());
+                    let raw = s_req(&rows[i], g, now);
+                    hopeless[i] = raw > rows[i].max_slots() as f64;
+                    estimates[i] = clamp_estimate(raw, rows[i].max_slots());
                 }
             }
             Estimator::Fit => {
@@ -258,7 +286,8 @@ impl Adaptive {
                     .map(|&(i, g)| FitJob::from_row(&rows[i], g))
                     .collect();
                 let rs = reverse_schedule(now, &fit, &curve, self.cycle);
-                for (k, &(i, _)) in goal_rows.iter().enumerate() {
+                for (k, &(i, g)) in goal_rows.iter().enumerate() {
+                    hopeless[i] = g <= now || rs.raw[k] > rows[i].max_slots() as f64;
                     estimates[i] = clamp_estimate(rs.raw[k], rows[i].max_slots());
                 }
             }
@@ -267,15 +296,17 @@ impl Adaptive {
         let jobs: Vec<PlaceJob> = rows
             .iter()
             .zip(&estimates)
-            .map(|(r, &e)| PlaceJob {
+            .zip(&hopeless)
+            .map(|((r, &e), &h)| PlaceJob {
                 job: r.job,
                 goal: r.goal,
                 submitted: r.submitted,
                 estimate: e,
                 max: r.max_slots(),
+                hopeless: h,
             })
             .collect();
-        self.matrix = place(&jobs, &capacity, &running);
+        self.matrix = place(&jobs, &capacity, &running, self.opts.surplus);
 
         // Predictions (of goal jobs that hold slots; every job with slots
         // takes part in the sharing).
@@ -309,11 +340,18 @@ impl Adaptive {
                 predicted: predicted[i],
             })
             .collect();
-        // Reduces are served in goal order, best effort last (our choice:
-        // the estimators and the matrix cover map tasks, as s_req does).
-        let mut order: Vec<&PlaceJob> = jobs.iter().collect();
-        order.sort_by_key(|j| (j.goal.unwrap_or(Time::MAX), j.submitted, j.job));
-        self.reduce_order = order.into_iter().map(|j| j.job).collect();
+    }
+
+    /// Service order of a job: goal jobs by goal, best effort last, then by
+    /// submission.
+    fn service_key(st: &ClusterState, j: JobId) -> (Time, Time, JobId) {
+        let job = st.job(j);
+        (job.spec.abs_goal().unwrap_or(Time::MAX), job.submitted, j)
+    }
+
+    /// Active jobs in service order.
+    fn service_order(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.service.iter().map(|k| k.2)
     }
 }
 
@@ -330,12 +368,14 @@ impl Scheduler for Adaptive {
         match ev {
             StateEvent::JobAdmitted(j) => {
                 self.status.admitted(st, *j);
+                self.service.insert(Adaptive::service_key(st, *j));
                 if self.next_cycle.is_none() {
                     self.next_cycle = Some(st.now());
                 }
             }
             StateEvent::JobEnded(j) => {
                 self.status.ended(*j);
+                self.service.remove(&Adaptive::service_key(st, *j));
                 let job = st.job(*j);
                 let finish = job.finish.filter(|_| job.status == JobStatus::Succeeded);
                 self.predictions.ended(*j, finish);
@@ -365,8 +405,19 @@ impl Scheduler for Adaptive {
                     }
                 }
             }
+            // Never idle: a slot the matrix leaves unused (a job ran out of
+            // maps or ended since the cycle, a job arrived after it) goes to
+            // the first job in service order with a pending map; the next
+            // cycle counts it in that job's allocation (ours).
+            if self.opts.work_conserving {
+                if let Some(l) = first_map(st, node, self.service_order(), None) {
+                    return Some(l);
+                }
+            }
         }
-        first_reduce(st, node, self.reduce_order.iter().copied())
+        // Reduces are served in goal order, best effort last (ours: the
+        // estimators and the matrix cover map tasks, as s_req does).
+        first_reduce(st, node, self.service_order())
     }
 
     fn next_timer(&self) -> Option<Time> {
@@ -425,12 +476,12 @@ pub fn presets() -> Vec<Preset> {
         Preset {
             name: "adaptive",
             about: "Adaptive Scheduler: s_req, capacity available now (seed 003 baseline)",
-            toml: "policy = \"adaptive\"\n[adaptive]\nestimator = \"req\"\ncapacity = \"now\"\ncycle_s = 10\n",
+            toml: "policy = \"adaptive\"\n[adaptive]\nestimator = \"req\"\ncapacity = \"now\"\ncycle_s = 10\nsurplus = \"urgency\"\nwork_conserving = true\n",
         },
         Preset {
             name: "reverse-adaptive",
             about: "Reverse-Adaptive: s_fit by reverse scheduling over the forecast f(t) (seed 003)",
-            toml: "policy = \"adaptive\"\n[adaptive]\nestimator = \"fit\"\ncapacity = \"forecast\"\ncycle_s = 10\n",
+            toml: "policy = \"adaptive\"\n[adaptive]\nestimator = \"fit\"\ncapacity = \"forecast\"\ncycle_s = 10\nsurplus = \"urgency\"\nwork_conserving = true\n",
         },
     ]
 }
@@ -461,6 +512,20 @@ mod tests {
         }
         let mixed = build_text("policy = \"adaptive\"\n[adaptive]\nestimator = \"fit\"\n").unwrap();
         assert_eq!(mixed.name(), "adaptive(fit, now)");
+        // The presets spell out the placement options, which are the
+        // defaults; `as_in_paper` is the reconstruction of seed 003.
+        for (preset, opts) in [
+            ("adaptive", AdaptiveOptions::adaptive()),
+            ("reverse-adaptive", AdaptiveOptions::reverse_adaptive()),
+        ] {
+            let cfg = SchedulerConfig::preset(preset).unwrap();
+            assert_eq!(cfg.options::<AdaptiveOptions>().unwrap(), opts);
+        }
+        let paper = AdaptiveOptions::adaptive().as_in_paper();
+        assert_eq!(
+            (paper.surplus, paper.work_conserving),
+            (Surplus::Utility, false)
+        );
     }
 
     #[test]
@@ -476,6 +541,11 @@ mod tests {
             .to_string();
         assert!(e.starts_with("s.toml:3: adaptive.cycle_s"), "{e}");
         assert!(e.contains("positive"), "{e}");
+        let e = build_text("policy = \"adaptive\"\n[adaptive]\nsurplus = \"fifo\"\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("s.toml:3: adaptive.surplus"), "{e}");
         let e = build_text("policy = \"adaptive\"\n[adaptive]\ncycle = 5\n")
             .err()
             .unwrap()

@@ -10,10 +10,19 @@
 //! 1. **How many slots each job gets.** Every slot MapReduce may use in the
 //!    next cycle (the capacity view, summed over nodes) is handed out one at
 //!    a time: to the goal job with the lowest utility under the tentative
-//!    allocation (ties: earliest goal, then job id), until no goal job can
-//!    use another slot; what is left goes to best-effort jobs, fewest slots
-//!    first (ties: earliest submitted). Every utility increases with s, so
-//!    for unit slots this greedy is exactly max-min.
+//!    allocation (ties: earliest goal, then job id). Every utility increases
+//!    with s, so for unit slots this greedy is exactly max-min. With
+//!    [`Surplus::Utility`] (the paper's upper branch) this goes on until no
+//!    goal job can use another slot. With [`Surplus::Urgency`] (the default)
+//!    it stops at each job's estimate (utility 0), and the surplus, the slots
+//!    no goal job needs to reach its estimate, goes to goal jobs by goal,
+//!    earliest first, each up to all it can use: the estimates are lower
+//!    bounds (fluid work, no heartbeat, cycle or last-wave delay), so a job
+//!    paced at its estimate ends on its goal or just after it, and measured
+//!    on the goal-mix runs the misses FIFO avoids were such jobs while
+//!    later-goal jobs held surplus (`docs/policies/adaptive.md`, "Why FIFO
+//!    met goals the adaptive family missed"). What is left goes to
+//!    best-effort jobs, fewest slots first (ties: earliest submitted).
 //! 2. **Where.** Each job first keeps its running maps where they run, as far
 //!    as its allocation and the node's capacity allow (jobs in service order:
 //!    goal jobs by goal, best effort last); the rest of its allocation goes
@@ -29,8 +38,22 @@
 
 use super::utility::utility;
 use mrsched_model::{JobId, NodeId, Time};
+use serde::Deserialize;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+
+/// How the slots beyond every goal job's estimate (the surplus) are split.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Surplus {
+    /// Earliest goal first, each job up to all it can use (ours; the
+    /// utility still decides everything below the estimates).
+    #[default]
+    Urgency,
+    /// By the utility's upper branch `(s - e) / (m - e)`: every job the same
+    /// share of its headroom (seed 003 as reconstructed, prior work §1.2).
+    Utility,
+}
 
 /// One job as the placement sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +68,9 @@ pub struct PlaceJob {
     pub estimate: u32,
     /// Most slots it can use (running + pending maps).
     pub max: u32,
+    /// A goal job that cannot meet its goal any more even with every slot
+    /// it can use (goal passed, or the raw estimate above `max`).
+    pub hopeless: bool,
 }
 
 /// How many tasks of each job may run on each node until the next cycle.
@@ -127,7 +153,7 @@ impl Ord for Key {
 }
 
 /// Step 1: every job's allocation (see the module doc).
-pub fn allocate(jobs: &[PlaceJob], total: u64) -> Vec<u32> {
+pub fn allocate(jobs: &[PlaceJob], total: u64, surplus: Surplus) -> Vec<u32> {
     let mut alloc = vec![0u32; jobs.len()];
     let mut left = total;
     type GoalKey = Reverse<(Key, Time, JobId, usize)>;
@@ -144,16 +170,39 @@ pub fn allocate(jobs: &[PlaceJob], total: u64) -> Vec<u32> {
         .iter()
         .enumerate()
         .filter(|(_, j)| j.goal.is_some() && j.max > 0)
+        .filter(|(_, j)| surplus == Surplus::Utility || !j.hopeless)
         .map(|(r, _)| goal_key(r, 0))
         .collect();
+    // Max-min utility; with the urgency surplus only up to the estimates.
+    let cap = |row: usize| match surplus {
+        Surplus::Utility => jobs[row].max,
+        Surplus::Urgency => jobs[row].estimate.clamp(1, jobs[row].max.max(1)),
+    };
     while left > 0 {
         let Some(Reverse((_, _, _, row))) = heap.pop() else {
             break;
         };
         alloc[row] += 1;
         left -= 1;
-        if alloc[row] < jobs[row].max {
+        if alloc[row] < cap(row) {
             heap.push(goal_key(row, alloc[row]));
+        }
+    }
+    if surplus == Surplus::Urgency {
+        // The surplus by goal, earliest first (ties: job id): finishing the
+        // most urgent job early absorbs its estimate's optimism and frees
+        // its slots for the jobs due after it (ours; the paper is silent).
+        // Jobs that can no longer meet their goal come after those that
+        // can, still by goal (ours: they would take slots from jobs that
+        // can still make it; once late, ending early only cuts lateness).
+        let mut by_goal: Vec<usize> = (0..jobs.len())
+            .filter(|&r| jobs[r].goal.is_some() && jobs[r].max > 0)
+            .collect();
+        by_goal.sort_by_key(|&r| (jobs[r].hopeless, jobs[r].goal, jobs[r].job));
+        for r in by_goal {
+            let k = (jobs[r].max - alloc[r]).min(left.min(u32::MAX as u64) as u32);
+            alloc[r] += k;
+            left -= k as u64;
         }
     }
     let mut be: BinaryHeap<Reverse<(u32, Time, JobId, usize)>> = jobs
@@ -184,11 +233,12 @@ pub fn place(
     jobs: &[PlaceJob],
     capacity: &[u32],
     running: &[(usize, NodeId, u32)],
+    surplus: Surplus,
 ) -> PlacementMatrix {
     let mut p = PlacementMatrix::empty(capacity.len());
     p.jobs = jobs.iter().map(|j| j.job).collect();
     let total: u64 = capacity.iter().map(|&c| c as u64).sum();
-    p.per_job = allocate(jobs, total);
+    p.per_job = allocate(jobs, total, surplus);
 
     // Service order: goal jobs by goal, then best effort by submission.
     let mut order: Vec<usize> = (0..jobs.len()).collect();
@@ -254,6 +304,7 @@ mod tests {
             submitted: Time::ZERO,
             estimate,
             max,
+            hopeless: false,
         }
     }
 
@@ -265,7 +316,7 @@ mod tests {
         // -0.5, J1 2 -> 0, J0 3 -> -0.21, J0 4 -> 0, then J0 (0, goal
         // earlier) 5 -> 1/6, J1 3 -> 1 (its max): all 8 slots are out.
         let jobs = [goal_job(0, 10, 4, 10), goal_job(1, 20, 2, 3)];
-        let p = place(&jobs, &[4, 4], &[]);
+        let p = place(&jobs, &[4, 4], &[], Surplus::Utility);
         assert_eq!(p.job_total(0), 5);
         assert_eq!(p.job_total(1), 3);
         // J0 first, one task at a time on the node with most room: 3 + 2;
@@ -285,7 +336,7 @@ mod tests {
         // u(2) J0 and J1 tie, J0 wins, J1 then gets its second, J0 its
         // third).
         let jobs = [goal_job(0, 10, 8, 20), goal_job(1, 10, 8, 20)];
-        let p = place(&jobs, &[2, 3], &[(0, NodeId(0), 3)]);
+        let p = place(&jobs, &[2, 3], &[(0, NodeId(0), 3)], Surplus::Utility);
         assert_eq!(p.job_total(0), 3);
         assert_eq!(p.job_total(1), 2);
         // J0 keeps 2 of its 3 maps on node 0 (its capacity): the third
@@ -301,7 +352,7 @@ mod tests {
     fn a_newcomer_gets_slots_in_a_full_cluster() {
         // J0 runs on all 4 slots; J1 arrives with a tighter estimate.
         let jobs = [goal_job(0, 100, 2, 50), goal_job(1, 50, 4, 10)];
-        let p = place(&jobs, &[4], &[(0, NodeId(0), 4)]);
+        let p = place(&jobs, &[4], &[(0, NodeId(0), 4)], Surplus::Utility);
         // Max-min: J1 (goal earlier) 1 -> -1, J0 1 -> -1 (ln 1 / ln 2 - 1),
         // J1 2 -> -0.5, J0 2 -> 0: the four slots are out. J0's two maps
         // beyond its allocation end and are not replaced.
@@ -310,16 +361,52 @@ mod tests {
     }
 
     #[test]
+    fn urgency_surplus_goes_to_the_earliest_goal() {
+        // The hand example of `max_min_utility_by_hand` with the urgency
+        // surplus: both jobs first reach their estimates (J0 4, J1 2), then
+        // the 2 slots left go to J0, due first (it can use 10).
+        let jobs = [goal_job(0, 10, 4, 10), goal_job(1, 20, 2, 3)];
+        let p = place(&jobs, &[4, 4], &[], Surplus::Urgency);
+        assert_eq!(p.job_total(0), 6);
+        assert_eq!(p.job_total(1), 2);
+        // Reversed goals: J1 is due first and takes 1 more (its max 3), the
+        // last slot goes to J0.
+        let jobs = [goal_job(0, 20, 4, 10), goal_job(1, 10, 2, 3)];
+        let p = place(&jobs, &[4, 4], &[], Surplus::Urgency);
+        assert_eq!(p.job_total(1), 3);
+        assert_eq!(p.job_total(0), 5);
+    }
+
+    #[test]
+    fn hopeless_jobs_come_after_those_that_can_still_make_it() {
+        // 6 slots. J0 is due first but cannot make it any more (hopeless,
+        // estimate = max = 8); J1 needs 3 of its 5. With the urgency
+        // surplus J1 gets its estimate before J0 gets anything, then its
+        // max, then J0 the rest. By utility alone max-min gives J0, whose
+        // estimate is all it can use, 4 (u = ln 4 / ln 8 - 1 = -1/3) and
+        // leaves J1 below its estimate with 2 (u = ln 2 / ln 3 - 1 = -0.37).
+        let mut late = goal_job(0, 10, 8, 8);
+        late.hopeless = true;
+        let jobs = [late, goal_job(1, 20, 3, 5)];
+        let p = place(&jobs, &[6], &[], Surplus::Urgency);
+        assert_eq!(p.job_total(1), 5);
+        assert_eq!(p.job_total(0), 1);
+        let p = place(&jobs, &[6], &[], Surplus::Utility);
+        assert_eq!(p.job_total(1), 2);
+        assert_eq!(p.job_total(0), 4);
+    }
+
+    #[test]
     fn best_effort_gets_only_the_leftover() {
         let mut be = goal_job(2, 0, 0, 10);
         be.goal = None;
         let jobs = [goal_job(0, 10, 2, 3), be.clone()];
-        let p = place(&jobs, &[4], &[]);
+        let p = place(&jobs, &[4], &[], Surplus::Utility);
         assert_eq!(p.job_total(0), 3);
         assert_eq!(p.job_total(1), 1);
         // No leftover: nothing for best effort.
         let jobs = [goal_job(0, 10, 2, 9), be];
-        let p = place(&jobs, &[4], &[]);
+        let p = place(&jobs, &[4], &[], Surplus::Utility);
         assert_eq!(p.job_total(0), 4);
         assert_eq!(p.job_total(1), 0);
     }
