@@ -24,6 +24,7 @@ pub mod fair_macro;
 pub mod fair_small_jobs;
 pub mod fair_sticky_slots;
 pub mod fifo_locality;
+pub mod flex_vs_fair;
 pub mod mars;
 pub mod rtmr;
 
@@ -168,6 +169,7 @@ pub fn experiments() -> Vec<Experiment> {
         adaptive_exp2::EXPERIMENT,
         adaptive_exp3::EXPERIMENT,
         circumflex::EXPERIMENT,
+        flex_vs_fair::EXPERIMENT,
         mars::FIG5_6,
         mars::FIG7,
         mars::FIG8,
