@@ -4,8 +4,8 @@
 //! FIFO on the goal-mix workload.
 
 use crate::adaptive_common::{
-    capacity_timeline, compare, comparison_json, distance_cdf, headlines, jobs, seeds, setup_text,
-    table,
+    bound_sentence, capacity_timeline, compare, comparison_json, distance_cdf, headlines, jobs,
+    seeds, setup_text, table, BOUND_TEXT,
 };
 use crate::common::write_markdown;
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
@@ -50,13 +50,15 @@ can: goal jobs end closer to their goals (mean distance {a_d:.0} s and {r_d:.0} 
 are slowed down more evenly (Jain {a_j:.3} and {r_j:.3} against {f_j:.3}), while best-effort jobs, which only \
 get the slots no goal job can use, are slowed down more (mean slowdown {a_b:.2} against {f_b:.2} under \
 FIFO). Predictions are optimistic on average (bias {a_bias:+.0} s and {r_bias:+.0} s): a scheduler cannot \
-foresee the jobs that have not arrived yet, and the fluid model ignores the last, partial wave of maps.\n",
+foresee the jobs that have not arrived yet, and the fluid model ignores the last, partial wave of maps.\n\n\
+{BOUND_TEXT}With constant capacity, {bound}.\n",
         r_met = r.met, a_met = a.met, f_met = f.met,
         r_mae = r.mae, a_mae = a.mae,
         a_d = a.distance, r_d = r.distance, f_d = f.distance,
         a_j = a.jain, r_j = r.jain, f_j = f.jain,
         a_b = a.best_effort, f_b = f.best_effort,
         a_bias = a.bias, r_bias = r.bias,
+        bound = bound_sentence(&c),
     );
     let markdown = format!(
         "# Seed 003, Experiment 1: MapReduce alone\n\n{setup}\n{table}\n![distance to goal]({cdf})\n\n![timeline]({tl})\n\n{reading}",
@@ -68,7 +70,7 @@ foresee the jobs that have not arrived yet, and the fluid model ignores the last
         name: EXPERIMENT.name.into(),
         markdown,
         figures: vec![ctx.out_dir.join(cdf), ctx.out_dir.join(tl)],
-        json: serde_json::json!({ "seeds": seeds, "jobs_per_seed": n, "schedulers": comparison_json(&c) }),
+        json: serde_json::json!({ "seeds": seeds, "jobs_per_seed": n, "schedulers": comparison_json(&c), "upper_bound": c.bound.json() }),
     })
 }
 

@@ -4,8 +4,8 @@
 //! every node at its trough and 30%, 50% or 70% at its peak.
 
 use crate::adaptive_common::{
-    capacity_timeline, compare, distance_cdf, headlines, jobs, seeds, setup_text, shared_with,
-    sweep_chart, sweep_json, sweep_reading, sweep_table, table, SweepPoint,
+    bound_reading, capacity_timeline, compare, distance_cdf, headlines, jobs, seeds, setup_text,
+    shared_with, sweep_chart, sweep_json, sweep_reading, sweep_table, table, SweepPoint,
 };
 use crate::common::write_markdown;
 use crate::{ExpContext, ExpError, ExpReport, Experiment};
@@ -73,8 +73,9 @@ split between competing jobs (more to the jobs whose work would otherwise meet t
 used. With goals of minutes against a curve of two hours few jobs are in that position, and jobs that \
 arrive later, which no scheduler foresees, take much of the capacity that was planned. The same holds for \
 the predictions: both are optimistic on average at the 70% peak (bias {a_bias:+.0} s and {r_bias:+.0} s), \
-because the jobs still to come are unknown to both. {fifo}\n",
+because the jobs still to come are unknown to both. {fifo}\n\n{bound}",
         a_bias = h[1].bias, r_bias = h[2].bias,
+        bound = bound_reading(&points),
         fifo = if h[1].met.min(h[2].met) > h[0].met {
             format!(
                 "Against FIFO the adaptive family meets more goals at the 70% peak ({:.1}% and {:.1}% against \
