@@ -166,6 +166,11 @@ pub struct BoundMeasures {
     pub value: f64,
     /// Goal jobs whose longest map does not fit before their goal.
     pub hopeless: usize,
+    /// Goal jobs the relaxation serves only in part or not at all.
+    pub given_up: usize,
+    /// Map work of the goal jobs and the part of it left undone by their
+    /// goals in the relaxation, slot-seconds.
+    pub work: (f64, f64),
     /// Time buckets and job-bucket pairs, largest run.
     pub size: (usize, usize),
     /// Solve time of each run, seconds.
@@ -187,12 +192,24 @@ impl BoundMeasures {
         self.met += b.met;
         self.value += b.value;
         self.hopeless += b.hopeless;
+        for (x, w) in b.fractions.iter().zip(&b.work) {
+            if *x < 1.0 - 1e-9 {
+                self.given_up += 1;
+            }
+            self.work.0 += w;
+            self.work.1 += (1.0 - x) * w;
+        }
         self.size = (self.size.0.max(b.buckets), self.size.1.max(b.arcs));
     }
 
     /// The bound as a fraction of goal jobs.
     pub fn met_fraction(&self) -> f64 {
         self.met as f64 / self.goal_jobs.max(1) as f64
+    }
+
+    /// Share of the goal jobs' map work the relaxation leaves undone.
+    pub fn undone_share(&self) -> f64 {
+        self.work.1 / self.work.0.max(1e-9)
     }
 
     /// As JSON.
@@ -203,6 +220,8 @@ impl BoundMeasures {
             "goals_met_fraction": self.met_fraction(),
             "relaxation_value": self.value,
             "hopeless": self.hopeless,
+            "given_up": self.given_up,
+            "undone_work_fraction": self.undone_share(),
             "buckets": self.size.0,
             "job_bucket_pairs": self.size.1,
             "solve_s": self.solve_s,
@@ -649,21 +668,42 @@ pub fn bound_against(b: &BoundMeasures, measures: &[(String, Measures)]) -> Stri
     let gap = b.met.saturating_sub(m.goals_met);
     format!(
         "no scheduler can meet more than {:.1}% of the goals ({}/{}); the best here, `{name}`, meets {:.1}% ({}), \
-{:.1} points ({gap} goals) below the bound",
+{:.1} points ({gap} goal{}) below the bound; the relaxation gives up, in whole or in part, {} goal job{}{} \
+and leaves {:.1}% of the goal jobs' map work undone",
         100.0 * b.met_fraction(),
         b.met,
         b.goal_jobs,
         100.0 * m.met(),
         m.goals_met,
         100.0 * (b.met_fraction() - m.met()),
+        plural(gap),
+        b.given_up,
+        plural(b.given_up),
+        if b.hopeless > 0 {
+            format!(
+                " ({} of them because their longest map cannot fit)",
+                b.hopeless
+            )
+        } else {
+            String::new()
+        },
+        100.0 * b.undone_share(),
     )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// What the bound is, in one paragraph, followed by one line per setting
 /// with the distance from the best scheduler to the bound.
 pub fn bound_reading(points: &[SweepPoint]) -> String {
     let mut s = String::from(BOUND_TEXT);
-    s.push('\n');
+    s.push_str("\n\n");
     for p in points {
         s.push_str(&format!(
             "* {}: {}.\n",
@@ -680,7 +720,10 @@ arrival and the capacity curve (`crates/sched/src/policies/adaptive/bound.rs`, d
 `docs/policies/adaptive.md`): each goal job's map work may go anywhere between its arrival and its goal, \
 split at will, at most one slot per map at once, within the slots left to MapReduce (counting tasks that \
 keep running after the curve falls); a job whose longest map does not fit before its goal is lost. Its \
-optimum, rounded down, bounds the goals any scheduler can meet.\n";
+optimum, rounded down, bounds the goals any scheduler can meet. It lets best-effort jobs wait past every \
+goal and gives up the goal jobs with the most work first (serving the least work first is optimal for \
+it), two things the schedulers here do not do: FIFO serves best-effort jobs in their turn, the adaptive \
+family on the slots no goal job asks for, and none of them abandons a job.";
 
 #[cfg(test)]
 mod bound_tests;

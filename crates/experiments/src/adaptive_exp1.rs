@@ -51,7 +51,7 @@ are slowed down more evenly (Jain {a_j:.3} and {r_j:.3} against {f_j:.3}), while
 get the slots no goal job can use, are slowed down more (mean slowdown {a_b:.2} against {f_b:.2} under \
 FIFO). Predictions are optimistic on average (bias {a_bias:+.0} s and {r_bias:+.0} s): a scheduler cannot \
 foresee the jobs that have not arrived yet, and the fluid model ignores the last, partial wave of maps.\n\n\
-{BOUND_TEXT}With constant capacity, {bound}.\n",
+{BOUND_TEXT} With constant capacity, {bound}.\n",
         r_met = r.met, a_met = a.met, f_met = f.met,
         r_mae = r.mae, a_mae = a.mae,
         a_d = a.distance, r_d = r.distance, f_d = f.distance,

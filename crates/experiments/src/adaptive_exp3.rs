@@ -362,8 +362,8 @@ minutes and {r_big:.0}% by more; under the Adaptive Scheduler, which paces jobs 
 the 800 slots stayed, {a_small:.0}% and {a_big:.0}%. Reverse-Adaptive also predicts completions better \
 (mean abs. error {r_mae:.0} s against {a_mae:.0} s). This is the paper's claim on estimates and on \
 avoiding large misses; on the share of goals met, pacing to goals with lower-bound estimates loses to \
-FIFO in this set-up. With every job known before the burst, the upper bound (see Experiment 2 and the \
-reading above) is what foresight could reach at most: {bound}.\n",
+FIFO in this set-up. With every job known before the burst, the upper bound (the row `upper bound (ours)`, \
+explained above) is what foresight could reach at most: {bound}.\n",
         lead = if f.met() > a.met().max(r.met()) {
             format!(
                 "FIFO meets the most goals here ({:.1}% against {:.1}% and {:.1}%).",

@@ -100,6 +100,46 @@ fn tasks_running_past_a_drop_count() {
     assert_eq!(goal_bound(&c, &w).met, 4);
 }
 
+#[test]
+fn reading_names_the_best_scheduler_and_the_gap() {
+    let mut b = BoundMeasures::default();
+    let mut fractions = vec![1.0; 8];
+    fractions.extend([0.5, 0.0]);
+    b.add(&GoalBound {
+        goal_jobs: 10,
+        hopeless: 1,
+        value: 8.5,
+        met: 8,
+        fractions,
+        work: vec![2.0; 10],
+        buckets: 3,
+        arcs: 5,
+    });
+    let m = |met| Measures {
+        goal_jobs: 10,
+        goals_met: met,
+        ..Default::default()
+    };
+    let s = bound_against(
+        &b,
+        &[
+            ("fifo".into(), m(6)),
+            ("edf".into(), m(7)),
+            ("x".into(), m(7)),
+        ],
+    );
+    assert!(s.contains("more than 80.0% of the goals (8/10)"), "{s}");
+    assert!(
+        s.contains("`edf`, meets 70.0% (7), 10.0 points (1 goal) below"),
+        "{s}"
+    );
+    assert!(s.contains("2 goal jobs (1 of them because"), "{s}");
+    assert!(
+        s.contains("leaves 15.0% of the goal jobs' map work undone"),
+        "{s}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]

@@ -84,6 +84,9 @@ pub struct GoalBound {
     pub met: usize,
     /// `x_j` of every goal job, in workload order.
     pub fractions: Vec<f64>,
+    /// `W_j` of every goal job (slot-seconds of map work), in workload
+    /// order.
+    pub work: Vec<f64>,
     /// Time buckets of the relaxation.
     pub buckets: usize,
     /// Job-bucket pairs (`y[j,b]` variables).
@@ -343,9 +346,10 @@ fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<f64> {
     got
 }
 
-/// Goal jobs of `workload` with their work and window; `None` for jobs
-/// that cannot meet their goal, and the longest attempt of any map.
-fn goal_jobs(cluster: &Cluster, workload: &Workload) -> (Vec<Option<BoundJob>>, f64) {
+/// Goal jobs of `workload`: their work `W_j`, and the job with its window
+/// or `None` when it cannot meet its goal; and the longest attempt of any
+/// map.
+fn goal_jobs(cluster: &Cluster, workload: &Workload) -> (Vec<(f64, Option<BoundJob>)>, f64) {
     let mut d_max = 0.0f64;
     let mut out = Vec::new();
     for job in &workload.jobs {
@@ -360,12 +364,16 @@ fn goal_jobs(cluster: &Cluster, workload: &Workload) -> (Vec<Option<BoundJob>>, 
             continue;
         };
         let (arrival, goal) = (job.arrival.as_secs_f64(), goal.as_secs_f64());
-        out.push((arrival + longest_min <= goal).then_some(BoundJob {
-            arrival,
-            goal,
-            tasks: job.maps.len() as f64,
+        let fits = arrival + longest_min <= goal;
+        out.push((
             work,
-        }));
+            fits.then_some(BoundJob {
+                arrival,
+                goal,
+                tasks: job.maps.len() as f64,
+                work,
+            }),
+        ));
     }
     (out, d_max)
 }
@@ -373,6 +381,7 @@ fn goal_jobs(cluster: &Cluster, workload: &Workload) -> (Vec<Option<BoundJob>>, 
 /// The bound for `workload` on `cluster` (see the module doc).
 pub fn goal_bound(cluster: &Cluster, workload: &Workload) -> GoalBound {
     let (all, d_max) = goal_jobs(cluster, workload);
+    let (work, all): (Vec<f64>, Vec<Option<BoundJob>>) = all.into_iter().unzip();
     let goal_jobs = all.len();
     let hopeless = all.iter().filter(|j| j.is_none()).count();
     // Jobs without maps meet their goal at arrival: x_j = 1 outside the flow.
@@ -405,6 +414,7 @@ pub fn goal_bound(cluster: &Cluster, workload: &Workload) -> GoalBound {
         value,
         met: ((value + 1e-6).floor() as usize).min(goal_jobs),
         fractions,
+        work,
         buckets,
         arcs,
     }

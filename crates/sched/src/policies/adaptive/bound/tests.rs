@@ -52,6 +52,7 @@ fn small_jobs_first_and_start_up_counts() {
     let b = goal_bound(&c, &w);
     assert!((b.fractions[1] - 1.0).abs() < 1e-9);
     assert!((b.fractions[0] - 10.0 / 18.0).abs() < 1e-9, "{b:?}");
+    assert_eq!(b.work, vec![18.0, 10.0]);
     assert_eq!(b.met, 1);
     // With 1 s of start-up per attempt the two-map job needs 12 slot-s,
     // and a map of 10 s no longer fits a 10 s goal at all.
