@@ -404,7 +404,12 @@ pub fn goal_bound(cluster: &Cluster, workload: &Workload) -> GoalBound {
         buckets = net.buckets();
         arcs = net.arcs.iter().map(|a| a.1.len()).sum();
         for (k, f) in greedy_flow(&jobs, &net).into_iter().enumerate() {
-            fractions[idx[k]] = (f / jobs[k].work).clamp(0.0, 1.0);
+            // A job served to within the flow's tolerance is served whole.
+            fractions[idx[k]] = if jobs[k].work - f <= EPS {
+                1.0
+            } else {
+                (f / jobs[k].work).clamp(0.0, 1.0)
+            };
         }
     }
     let value: f64 = fractions.iter().sum();
@@ -412,7 +417,8 @@ pub fn goal_bound(cluster: &Cluster, workload: &Workload) -> GoalBound {
         goal_jobs,
         hopeless,
         value,
-        met: ((value + 1e-6).floor() as usize).min(goal_jobs),
+        // Rounding errors may only raise the bound, never lower it.
+        met: ((value + 1e-6 * (goal_jobs.max(1) as f64)).floor() as usize).min(goal_jobs),
         fractions,
         work,
         buckets,
