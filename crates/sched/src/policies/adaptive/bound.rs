@@ -60,15 +60,14 @@
 //! step is a max flow from one job in the residual network (augmenting
 //! paths). This stays well under a second for the experiments' 300 jobs,
 //! where a simplex over the same LP (thousands of `y[j,b]`) would take far
-//! longer; a test checks the two agree on small instances.
+//! longer; a test checks the two agree on small instances. Times are the
+//! simulator's integer microseconds and capacities whole slots, so the flow
+//! is computed exactly in integer slot-microseconds (no tolerance: a job is
+//! served whole or it is not).
 
 use mrsched_model::{cost, Cluster, JobSpec, Locality, NodeId, Time, Workload};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
-
-/// Slot-seconds below this are zero (flows are sums of bucket lengths in
-/// microsecond steps times slot counts).
-const EPS: f64 = 1e-6;
 
 /// The bound on one workload.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,11 +103,11 @@ impl GoalBound {
     }
 }
 
-/// Shortest and longest attempt of one map on `cluster`, seconds (one map
-/// per attempt; start-up included).
-fn attempt_range(cluster: &Cluster, job: &JobSpec, i: usize) -> (f64, f64) {
+/// Shortest and longest attempt of one map on `cluster` (one map per
+/// attempt; start-up included).
+fn attempt_range(cluster: &Cluster, job: &JobSpec, i: usize) -> (Time, Time) {
     let map = job.maps.at(i);
-    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    let (mut lo, mut hi) = (Time::MAX, Time::ZERO);
     let nodes = [fastest(cluster), slowest(cluster)];
     for n in nodes.into_iter().flatten() {
         for loc in [
@@ -118,15 +117,12 @@ fn attempt_range(cluster: &Cluster, job: &JobSpec, i: usize) -> (f64, f64) {
             Locality::NoData,
         ] {
             let c = cost::map_cost(cluster, job, &map, cluster.node(n), loc);
-            let d = cost::shared_map_time(cluster, &[c]).as_secs_f64();
+            let d = cost::shared_map_time(cluster, &[c]);
             lo = lo.min(d);
             hi = hi.max(d);
         }
     }
-    if lo.is_infinite() {
-        lo = 0.0;
-    }
-    (lo, hi)
+    (lo.min(hi), hi)
 }
 
 fn by_speed(cluster: &Cluster, fast: bool) -> Option<NodeId> {
@@ -150,87 +146,96 @@ fn slowest(cluster: &Cluster) -> Option<NodeId> {
     by_speed(cluster, false)
 }
 
-/// The capacity `c(t)` of the relaxation as steps `(from_s, slots)`: per
-/// node the most free map slots in `(t - d_max, t]`, summed over nodes (see
-/// the module doc).
-pub fn running_capacity(cluster: &Cluster, d_max: f64) -> Vec<(f64, f64)> {
-    let mut times = cluster.capacity_change_times();
-    if times.first() != Some(&Time::ZERO) {
-        times.insert(0, Time::ZERO);
+/// The capacity `c(t)` of the relaxation as steps `(from, slots)`: per node
+/// the most free map slots in `(t - d_max, t]`, summed over nodes (see the
+/// module doc).
+pub fn running_capacity(cluster: &Cluster, d_max: Time) -> Vec<(Time, u64)> {
+    let mut t = cluster.capacity_change_times();
+    if t.first() != Some(&Time::ZERO) {
+        t.insert(0, Time::ZERO);
     }
-    let t: Vec<f64> = times.iter().map(|t| t.as_secs_f64()).collect();
     // Nodes with the same free-slot curve are counted once.
     let mut groups: FxHashMap<Vec<u32>, u64> = FxHashMap::default();
     for i in 0..cluster.nodes.len() {
         let n = NodeId(i as u32);
         let slots = cluster.node(n).map_slots();
-        let free: Vec<u32> = times
+        let free: Vec<u32> = t
             .iter()
             .map(|&at| slots.saturating_sub(cluster.taken_at(n, at).0))
             .collect();
         *groups.entry(free).or_default() += 1;
     }
-    let d = d_max.max(0.0);
-    let mut points: Vec<f64> = t.iter().flat_map(|&x| [x, x + d]).collect();
-    points.sort_by(f64::total_cmp);
+    let mut points: Vec<Time> = t
+        .iter()
+        .flat_map(|&x| [x, x.saturating_add(d_max)])
+        .collect();
+    points.sort_unstable();
     points.dedup();
-    let mut steps = Vec::with_capacity(points.len());
+    let mut steps: Vec<(Time, u64)> = Vec::with_capacity(points.len());
     for &p in &points {
-        // Pieces [t_k, t_k+1) meeting the window (p - d, p].
+        // Pieces [t_k, t_k+1) meeting the window (p - d_max, p].
         let hi = t.partition_point(|&x| x <= p).saturating_sub(1);
         let lo = (0..=hi)
-            .find(|&k| t.get(k + 1).is_none_or(|&next| next > p - d))
+            .find(|&k| {
+                t.get(k + 1)
+                    .is_none_or(|&next| next.saturating_add(d_max) > p)
+            })
             .unwrap_or(hi);
         let total: u64 = groups
             .iter()
             .map(|(free, count)| count * free[lo..=hi].iter().copied().max().unwrap_or(0) as u64)
             .sum();
-        steps.push((p, total as f64));
+        steps.push((p, total));
     }
     steps.dedup_by(|b, a| b.1 == a.1);
     steps
 }
 
-/// One goal job of the relaxation.
+/// One goal job of the relaxation; times in microseconds, work in
+/// slot-microseconds.
 struct BoundJob {
-    arrival: f64,
-    goal: f64,
-    tasks: f64,
-    work: f64,
+    arrival: u64,
+    goal: u64,
+    tasks: u64,
+    work: u64,
 }
 
 /// The flow network: jobs, buckets, and an arc per job and bucket of its
 /// window.
 struct Network {
-    /// Bucket `b` is `[edges[b], edges[b + 1])`.
-    edges: Vec<f64>,
+    /// Bucket `b` is `[edges[b], edges[b + 1])`, microseconds.
+    edges: Vec<u64>,
     /// Slots of each bucket.
-    slots: Vec<f64>,
+    slots: Vec<u64>,
     /// `(first bucket, arc capacities)` per job.
-    arcs: Vec<(usize, Vec<f64>)>,
+    arcs: Vec<(usize, Vec<u64>)>,
 }
 
 impl Network {
-    fn new(jobs: &[BoundJob], capacity: &[(f64, f64)]) -> Network {
-        let (lo, hi) = jobs.iter().fold((f64::INFINITY, 0.0f64), |(l, h), j| {
-            (l.min(j.arrival), h.max(j.goal))
-        });
-        let mut edges: Vec<f64> = jobs.iter().flat_map(|j| [j.arrival, j.goal]).collect();
+    fn new(jobs: &[BoundJob], capacity: &[(u64, u64)]) -> Network {
+        let (lo, hi) = jobs
+            .iter()
+            .fold((u64::MAX, 0), |(l, h), j| (l.min(j.arrival), h.max(j.goal)));
+        let mut edges: Vec<u64> = jobs.iter().flat_map(|j| [j.arrival, j.goal]).collect();
         edges.extend(capacity.iter().map(|s| s.0).filter(|&t| t > lo && t < hi));
-        edges.sort_by(f64::total_cmp);
+        edges.sort_unstable();
         edges.dedup();
-        let at = |t: f64| {
+        let at = |t: u64| {
             let i = capacity.partition_point(|s| s.0 <= t).saturating_sub(1);
-            capacity.get(i).map_or(0.0, |s| s.1)
+            capacity.get(i).map_or(0, |s| s.1)
         };
-        let slots: Vec<f64> = edges.iter().map(|&t| at(t)).collect();
+        let slots: Vec<u64> = edges.iter().map(|&t| at(t)).collect();
         let arcs = jobs
             .iter()
             .map(|j| {
                 let first = edges.partition_point(|&t| t < j.arrival);
                 let last = edges.partition_point(|&t| t < j.goal);
                 let caps = (first..last)
-                    .map(|b| j.tasks.min(slots[b]) * (edges[b + 1] - edges[b]))
+                    .map(|b| {
+                        j.tasks
+                            .min(slots[b])
+                            .saturating_mul(edges[b + 1] - edges[b])
+                    })
                     .collect();
                 (first, caps)
             })
@@ -242,19 +247,19 @@ impl Network {
         self.edges.len().saturating_sub(1)
     }
 
-    /// Slot-seconds of bucket `b`.
-    fn room(&self, b: usize) -> f64 {
-        self.slots[b] * (self.edges[b + 1] - self.edges[b])
+    /// Slot-microseconds of bucket `b`.
+    fn room(&self, b: usize) -> u64 {
+        self.slots[b].saturating_mul(self.edges[b + 1] - self.edges[b])
     }
 }
 
 /// The greedy max-weight flow of the module doc: `f_j` per job.
-fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<f64> {
+fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<u64> {
     let nb = net.buckets();
-    let mut sink: Vec<f64> = (0..nb).map(|b| net.room(b)).collect();
+    let mut sink: Vec<u64> = (0..nb).map(|b| net.room(b)).collect();
     // flow[j][k]: on the arc of job j to bucket first_j + k.
-    let mut flow: Vec<Vec<f64>> = net.arcs.iter().map(|a| vec![0.0; a.1.len()]).collect();
-    // Jobs with flow into each bucket (for reverse arcs).
+    let mut flow: Vec<Vec<u64>> = net.arcs.iter().map(|a| vec![0; a.1.len()]).collect();
+    // Jobs that may have flow into each bucket (for reverse arcs).
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); nb];
     for (j, (first, caps)) in net.arcs.iter().enumerate() {
         for k in 0..caps.len() {
@@ -262,8 +267,8 @@ fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<f64> {
         }
     }
     let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by(|&a, &b| jobs[a].work.total_cmp(&jobs[b].work).then(a.cmp(&b)));
-    let mut got = vec![0.0; jobs.len()];
+    order.sort_by_key(|&a| (jobs[a].work, a));
+    let mut got = vec![0u64; jobs.len()];
     // BFS state: how each job and bucket was reached.
     let mut job_from: Vec<Option<usize>> = vec![None; jobs.len()];
     let mut bucket_from: Vec<Option<usize>> = vec![None; nb];
@@ -272,18 +277,16 @@ fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<f64> {
         // Direct fill first: most of the flow needs no rerouting.
         for k in 0..caps.len() {
             let want = jobs[j].work - got[j];
-            if want <= EPS {
+            if want == 0 {
                 break;
             }
             let d = want.min(caps[k] - flow[j][k]).min(sink[first + k]);
-            if d > EPS {
-                flow[j][k] += d;
-                sink[first + k] -= d;
-                got[j] += d;
-            }
+            flow[j][k] += d;
+            sink[first + k] -= d;
+            got[j] += d;
         }
         // Then augmenting paths job -> bucket (-> job -> bucket)* -> sink.
-        while jobs[j].work - got[j] > EPS {
+        while got[j] < jobs[j].work {
             job_from.iter_mut().for_each(|v| *v = None);
             bucket_from.iter_mut().for_each(|v| *v = None);
             job_from[j] = Some(usize::MAX);
@@ -293,16 +296,16 @@ fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<f64> {
                 let (f, c) = &net.arcs[u];
                 for k in 0..c.len() {
                     let b = f + k;
-                    if bucket_from[b].is_some() || c[k] - flow[u][k] <= EPS {
+                    if bucket_from[b].is_some() || c[k] == flow[u][k] {
                         continue;
                     }
                     bucket_from[b] = Some(u);
-                    if sink[b] > EPS {
+                    if sink[b] > 0 {
                         end = Some(b);
                         break 'bfs;
                     }
                     for &v in &users[b] {
-                        if job_from[v].is_none() && flow[v][b - net.arcs[v].0] > EPS {
+                        if job_from[v].is_none() && flow[v][b - net.arcs[v].0] > 0 {
                             job_from[v] = Some(b);
                             queue.push_back(v);
                         }
@@ -323,9 +326,6 @@ fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<f64> {
                 let prev = job_from[u].expect("reached");
                 d = d.min(flow[u][prev - net.arcs[u].0]);
                 b = prev;
-            }
-            if d <= EPS {
-                break;
             }
             let mut b = end;
             sink[end] -= d;
@@ -349,28 +349,27 @@ fn greedy_flow(jobs: &[BoundJob], net: &Network) -> Vec<f64> {
 /// Goal jobs of `workload`: their work `W_j`, and the job with its window
 /// or `None` when it cannot meet its goal; and the longest attempt of any
 /// map.
-fn goal_jobs(cluster: &Cluster, workload: &Workload) -> (Vec<(f64, Option<BoundJob>)>, f64) {
-    let mut d_max = 0.0f64;
+fn goal_jobs(cluster: &Cluster, workload: &Workload) -> (Vec<(u64, Option<BoundJob>)>, Time) {
+    let mut d_max = Time::ZERO;
     let mut out = Vec::new();
     for job in &workload.jobs {
-        let (mut work, mut longest_min) = (0.0, 0.0f64);
+        let (mut work, mut longest_min) = (0u64, Time::ZERO);
         for i in 0..job.maps.len() {
             let (lo, hi) = attempt_range(cluster, job, i);
-            work += lo;
+            work = work.saturating_add(lo.0);
             longest_min = longest_min.max(lo);
             d_max = d_max.max(hi);
         }
         let Some(goal) = job.abs_goal() else {
             continue;
         };
-        let (arrival, goal) = (job.arrival.as_secs_f64(), goal.as_secs_f64());
-        let fits = arrival + longest_min <= goal;
+        let fits = job.arrival.saturating_add(longest_min) <= goal;
         out.push((
             work,
             fits.then_some(BoundJob {
-                arrival,
-                goal,
-                tasks: job.maps.len() as f64,
+                arrival: job.arrival.0,
+                goal: goal.0,
+                tasks: job.maps.len() as u64,
                 work,
             }),
         ));
@@ -381,46 +380,52 @@ fn goal_jobs(cluster: &Cluster, workload: &Workload) -> (Vec<(f64, Option<BoundJ
 /// The bound for `workload` on `cluster` (see the module doc).
 pub fn goal_bound(cluster: &Cluster, workload: &Workload) -> GoalBound {
     let (all, d_max) = goal_jobs(cluster, workload);
-    let (work, all): (Vec<f64>, Vec<Option<BoundJob>>) = all.into_iter().unzip();
+    let (work, all): (Vec<u64>, Vec<Option<BoundJob>>) = all.into_iter().unzip();
     let goal_jobs = all.len();
     let hopeless = all.iter().filter(|j| j.is_none()).count();
     // Jobs without maps meet their goal at arrival: x_j = 1 outside the flow.
     let mut fractions: Vec<f64> = all
         .iter()
         .map(|j| match j {
-            Some(j) if j.work <= EPS => 1.0,
+            Some(j) if j.work == 0 => 1.0,
             _ => 0.0,
         })
         .collect();
     let (idx, jobs): (Vec<usize>, Vec<BoundJob>) = all
         .into_iter()
         .enumerate()
-        .filter_map(|(i, j)| j.filter(|j| j.work > EPS).map(|j| (i, j)))
+        .filter_map(|(i, j)| j.filter(|j| j.work > 0).map(|j| (i, j)))
         .unzip();
     let (mut buckets, mut arcs) = (0, 0);
     if !jobs.is_empty() {
-        let capacity = running_capacity(cluster, d_max);
+        let capacity: Vec<(u64, u64)> = running_capacity(cluster, d_max)
+            .into_iter()
+            .map(|(t, s)| (t.0, s))
+            .collect();
         let net = Network::new(&jobs, &capacity);
         buckets = net.buckets();
         arcs = net.arcs.iter().map(|a| a.1.len()).sum();
         for (k, f) in greedy_flow(&jobs, &net).into_iter().enumerate() {
-            // A job served to within the flow's tolerance is served whole.
-            fractions[idx[k]] = if jobs[k].work - f <= EPS {
+            fractions[idx[k]] = if f == jobs[k].work {
                 1.0
             } else {
-                (f / jobs[k].work).clamp(0.0, 1.0)
+                f as f64 / jobs[k].work as f64
             };
         }
     }
-    let value: f64 = fractions.iter().sum();
+    // Whole jobs are counted exactly; the partial ones add less than one
+    // each, and the count rounds their sum generously (floating-point error
+    // may only raise the bound).
+    let whole = fractions.iter().filter(|&&x| x == 1.0).count();
+    let partial: f64 = fractions.iter().filter(|&&x| x < 1.0).sum();
+    let value = whole as f64 + partial;
     GoalBound {
         goal_jobs,
         hopeless,
         value,
-        // Rounding errors may only raise the bound, never lower it.
-        met: ((value + 1e-6 * (goal_jobs.max(1) as f64)).floor() as usize).min(goal_jobs),
+        met: (whole + (partial + 1e-9 * goal_jobs as f64).floor() as usize).min(goal_jobs),
         fractions,
-        work,
+        work: work.iter().map(|&w| Time(w).as_secs_f64()).collect(),
         buckets,
         arcs,
     }

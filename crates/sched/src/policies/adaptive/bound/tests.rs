@@ -13,6 +13,10 @@ fn workload(jobs: Vec<JobSpec>) -> Workload {
     }
 }
 
+fn secs(s: u64) -> Time {
+    Time::from_secs(s)
+}
+
 fn job(arrival_s: u64, maps: &[f64], goal_s: Option<u64>) -> JobSpec {
     let mut j = JobSpec::explicit("j", Time::from_secs(arrival_s), maps, &[], 1.0);
     j.goal = goal_s.map(Time::from_secs);
@@ -99,12 +103,18 @@ fn capacity_counts_tasks_still_running_after_a_drop() {
     let c = cluster(
         "[[nodes]]\nmap_slots = 10\n[[capacity]]\nkind = \"trace\"\npoints = [[0, 0.0], [100, 0.5]]\n",
     );
-    assert_eq!(running_capacity(&c, 30.0), vec![(0.0, 10.0), (130.0, 5.0)]);
+    assert_eq!(
+        running_capacity(&c, secs(30)),
+        vec![(secs(0), 10), (secs(130), 5)]
+    );
     // A rise shows at once.
     let c = cluster(
         "[[nodes]]\nmap_slots = 10\n[[capacity]]\nkind = \"trace\"\npoints = [[0, 0.5], [100, 0.0]]\n",
     );
-    assert_eq!(running_capacity(&c, 30.0), vec![(0.0, 5.0), (100.0, 10.0)]);
+    assert_eq!(
+        running_capacity(&c, secs(30)),
+        vec![(secs(0), 5), (secs(100), 10)]
+    );
     // Nodes whose curves differ are maximised one by one, then summed:
     // node 0 loses its slots at 100 s, node 1 gains them back.
     let c = cluster(
@@ -113,8 +123,8 @@ fn capacity_counts_tasks_still_running_after_a_drop() {
          [[capacity]]\nkind = \"trace\"\ngroup = \"b\"\npoints = [[0, 1.0], [100, 0.0]]\n",
     );
     assert_eq!(
-        running_capacity(&c, 30.0),
-        vec![(0.0, 4.0), (100.0, 8.0), (130.0, 4.0)]
+        running_capacity(&c, secs(30)),
+        vec![(secs(0), 4), (secs(100), 8), (secs(130), 4)]
     );
 }
 
@@ -125,9 +135,9 @@ fn lp_value(jobs: &[BoundJob], net: &Network) -> f64 {
     let xs: Vec<_> = jobs.iter().map(|_| lp.add_var(-1.0, 0.0, 1.0)).collect();
     let mut per_bucket = vec![Vec::new(); net.buckets()];
     for (j, (first, caps)) in net.arcs.iter().enumerate() {
-        let mut row = vec![(xs[j], -jobs[j].work)];
+        let mut row = vec![(xs[j], -(jobs[j].work as f64))];
         for (k, &c) in caps.iter().enumerate() {
-            let y = lp.add_var(0.0, 0.0, c);
+            let y = lp.add_var(0.0, 0.0, c as f64);
             row.push((y, 1.0));
             per_bucket[first + k].push((y, 1.0));
         }
@@ -135,7 +145,7 @@ fn lp_value(jobs: &[BoundJob], net: &Network) -> f64 {
     }
     for (b, row) in per_bucket.iter().enumerate() {
         if !row.is_empty() {
-            lp.add_row(row, Cmp::Le, net.room(b));
+            lp.add_row(row, Cmp::Le, net.room(b) as f64);
         }
     }
     -lp.solve().expect("feasible: all zero")
@@ -151,23 +161,23 @@ proptest! {
         let jobs: Vec<BoundJob> = raw
             .iter()
             .map(|&(a, n, d, window)| BoundJob {
-                arrival: a as f64,
-                goal: (a + window) as f64,
-                tasks: n as f64,
-                work: (n * d) as f64,
+                arrival: a as u64,
+                goal: (a + window) as u64,
+                tasks: n as u64,
+                work: (n * d) as u64,
             })
             .collect();
-        let mut capacity = vec![(0.0, 4.0)];
-        let mut t = 0.0;
+        let mut capacity = vec![(0u64, 4u64)];
+        let mut t = 0;
         for &(dt, slots) in &steps {
-            t += dt as f64;
-            capacity.push((t, slots as f64));
+            t += dt as u64;
+            capacity.push((t, slots as u64));
         }
         let net = Network::new(&jobs, &capacity);
         let greedy: f64 = greedy_flow(&jobs, &net)
             .iter()
             .zip(&jobs)
-            .map(|(f, j)| f / j.work)
+            .map(|(&f, j)| f as f64 / j.work as f64)
             .sum();
         let lp = lp_value(&jobs, &net);
         prop_assert!((greedy - lp).abs() < 1e-6, "greedy {greedy} lp {lp}");
