@@ -12,6 +12,7 @@ use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_metrics::report::quantile;
 use mrsched_metrics::Report;
 use mrsched_model::{Cluster, Workload};
+use mrsched_sched::policies::adaptive::bound::{goal_bound, GoalBound};
 use mrsched_sched::policies::adaptive::capacity::CapacityCurve;
 use mrsched_sched::policies::adaptive::predict::{accuracy, Prediction};
 use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions};
@@ -174,6 +175,98 @@ impl Measures {
     }
 }
 
+/// The upper bound on goals met (`adaptive::bound`) summed over runs.
+#[derive(Clone, Debug, Default)]
+pub struct BoundMeasures {
+    /// Jobs with a goal.
+    pub goal_jobs: usize,
+    /// Goals no scheduler can exceed (sum of each run's bound).
+    pub met: usize,
+    /// Sum of the relaxation's fractional optima.
+    pub value: f64,
+    /// Goal jobs whose longest map does not fit before their goal.
+    pub hopeless: usize,
+    /// Goal jobs the relaxation serves only in part or not at all.
+    pub given_up: usize,
+    /// Map work of the goal jobs and the part of it left undone by their
+    /// goals in the relaxation, slot-seconds.
+    pub work: (f64, f64),
+    /// Time buckets and job-bucket pairs, largest run.
+    pub size: (usize, usize),
+    /// Solve time of each run, seconds.
+    pub solve_s: Vec<f64>,
+}
+
+impl BoundMeasures {
+    /// Compute and add the bound of one run.
+    pub fn add_run(&mut self, cluster: &Cluster, workload: &Workload) {
+        let t = std::time::Instant::now();
+        let b = goal_bound(cluster, workload);
+        self.solve_s.push(t.elapsed().as_secs_f64());
+        self.add(&b);
+    }
+
+    /// Add one run's bound.
+    pub fn add(&mut self, b: &GoalBound) {
+        self.goal_jobs += b.goal_jobs;
+        self.met += b.met;
+        self.value += b.value;
+        self.hopeless += b.hopeless;
+        for (x, w) in b.fractions.iter().zip(&b.work) {
+            if *x < 1.0 - 1e-9 {
+                self.given_up += 1;
+            }
+            self.work.0 += w;
+            self.work.1 += (1.0 - x) * w;
+        }
+        self.size = (self.size.0.max(b.buckets), self.size.1.max(b.arcs));
+    }
+
+    /// The bound as a fraction of goal jobs.
+    pub fn met_fraction(&self) -> f64 {
+        self.met as f64 / self.goal_jobs.max(1) as f64
+    }
+
+    /// Share of the goal jobs' map work the relaxation leaves undone.
+    pub fn undone_share(&self) -> f64 {
+        self.work.1 / self.work.0.max(1e-9)
+    }
+
+    /// As JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "goal_jobs": self.goal_jobs,
+            "goals_met": self.met,
+            "goals_met_fraction": self.met_fraction(),
+            "relaxation_value": self.value,
+            "hopeless": self.hopeless,
+            "given_up": self.given_up,
+            "undone_work_fraction": self.undone_share(),
+            "buckets": self.size.0,
+            "job_bucket_pairs": self.size.1,
+            "solve_s": self.solve_s,
+        })
+    }
+
+    /// A table row of `columns` cells: `setting` if any, the label, goals
+    /// met, then `-`.
+    pub fn row(&self, setting: Option<&str>, columns: usize) -> Vec<String> {
+        let mut r: Vec<String> = setting.into_iter().map(String::from).collect();
+        r.push(BOUND_LABEL.to_string());
+        r.push(format!(
+            "{:.1}% ({}/{})",
+            100.0 * self.met_fraction(),
+            self.met,
+            self.goal_jobs
+        ));
+        r.resize(columns, "-".into());
+        r
+    }
+}
+
+/// How the bound is labelled in tables and charts.
+pub const BOUND_LABEL: &str = "upper bound (ours)";
+
 /// Every scheduler's measures on one setting, plus the reports of the
 /// first seed (for timelines).
 pub struct Comparison {
@@ -181,6 +274,8 @@ pub struct Comparison {
     pub measures: Vec<(String, Measures)>,
     /// First seed's report per scheduler.
     pub first: Vec<Report>,
+    /// The upper bound on goals met over the same runs.
+    pub bound: BoundMeasures,
 }
 
 /// The workload of an experiment: `jobs` goal-mix jobs (goals refer to the
@@ -205,8 +300,10 @@ pub fn compare(cluster: &Cluster, jobs: usize, seeds: &[u64]) -> Result<Comparis
         .map(|s| (s.to_string(), Measures::default()))
         .collect();
     let mut first = Vec::new();
+    let mut bound = BoundMeasures::default();
     for (k, &seed) in seeds.iter().enumerate() {
         let w = workload(seed, jobs)?;
+        bound.add_run(cluster, &w);
         for (i, s) in SCHEDULERS.iter().enumerate() {
             let (out, preds) = run_one(cluster, &w, s, seed)?;
             let mut r = out.report();
@@ -217,7 +314,11 @@ pub fn compare(cluster: &Cluster, jobs: usize, seeds: &[u64]) -> Result<Comparis
             }
         }
     }
-    Ok(Comparison { measures, first })
+    Ok(Comparison {
+        measures,
+        first,
+        bound,
+    })
 }
 
 fn fmt_s(v: f64) -> String {
@@ -250,6 +351,8 @@ pub fn table(c: &Comparison) -> String {
             ]
         })
         .collect();
+    let mut rows = rows;
+    rows.push(c.bound.row(None, 13));
     md_table(
         &[
             "scheduler",
@@ -453,6 +556,7 @@ pub fn sweep_table(setting: &str, points: &[SweepPoint]) -> String {
                 format!("{jain:.3}"),
             ]);
         }
+        rows.push(p.comparison.bound.row(Some(&p.label), 8));
     }
     md_table(
         &[
@@ -478,7 +582,7 @@ pub fn sweep_chart(
     x_label: &str,
     points: &[SweepPoint],
 ) -> Result<String, ExpError> {
-    let series: Vec<Series> = SCHEDULERS
+    let mut series: Vec<Series> = SCHEDULERS
         .iter()
         .enumerate()
         .map(|(i, s)| Series {
@@ -489,6 +593,13 @@ pub fn sweep_chart(
                 .collect(),
         })
         .collect();
+    series.push(Series {
+        label: BOUND_LABEL.into(),
+        points: points
+            .iter()
+            .map(|p| (p.x, 100.0 * p.comparison.bound.met_fraction()))
+            .collect(),
+    });
     let p = figure_path(ctx, file)?;
     line_chart(&p, title, x_label, "% of goals met", &series).map_err(err)?;
     Ok(file.to_string())
@@ -499,7 +610,7 @@ pub fn sweep_json(points: &[SweepPoint]) -> serde_json::Value {
     serde_json::Value::Array(
         points
             .iter()
-            .map(|p| serde_json::json!({ "setting": p.label, "x": p.x, "schedulers": comparison_json(&p.comparison) }))
+            .map(|p| serde_json::json!({ "setting": p.label, "x": p.x, "schedulers": comparison_json(&p.comparison), "upper_bound": p.comparison.bound.json() }))
             .collect(),
     )
 }
@@ -607,3 +718,77 @@ longer meet it, while the adaptive family serves the jobs that still can first."
     );
     (lines, compare, edf)
 }
+
+/// One sentence: the bound against the best scheduler of `c`.
+pub fn bound_sentence(c: &Comparison) -> String {
+    bound_against(&c.bound, &c.measures)
+}
+
+/// One sentence: `b` against the scheduler of `measures` that meets the
+/// most goals (the first of equals).
+pub fn bound_against(b: &BoundMeasures, measures: &[(String, Measures)]) -> String {
+    let Some((name, m)) = measures.iter().rev().max_by_key(|(_, m)| m.goals_met) else {
+        return String::new();
+    };
+    let gap = b.met.saturating_sub(m.goals_met);
+    format!(
+        "no scheduler can meet more than {:.1}% of the goals ({}/{}); the best here, `{name}`, meets {:.1}% ({}), \
+{:.1} points ({gap} goal{}) below the bound; the relaxation gives up, in whole or in part, {} goal job{}{} \
+and leaves {:.1}% of the goal jobs' map work undone",
+        100.0 * b.met_fraction(),
+        b.met,
+        b.goal_jobs,
+        100.0 * m.met(),
+        m.goals_met,
+        100.0 * (b.met_fraction() - m.met()),
+        plural(gap),
+        b.given_up,
+        plural(b.given_up),
+        if b.hopeless > 0 {
+            format!(
+                " ({} of them because their longest map cannot fit)",
+                b.hopeless
+            )
+        } else {
+            String::new()
+        },
+        100.0 * b.undone_share(),
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// What the bound is, in one paragraph, followed by one line per setting
+/// with the distance from the best scheduler to the bound.
+pub fn bound_reading(points: &[SweepPoint]) -> String {
+    let mut s = String::from(BOUND_TEXT);
+    s.push_str("\n\n");
+    for p in points {
+        s.push_str(&format!(
+            "* {}: {}.\n",
+            p.label,
+            bound_sentence(&p.comparison)
+        ));
+    }
+    s
+}
+
+/// What the row `upper bound (ours)` is.
+pub const BOUND_TEXT: &str = "The row `upper bound (ours)` is an offline relaxation that knows every \
+arrival and the capacity curve (`crates/sched/src/policies/adaptive/bound.rs`, described in \
+`docs/policies/adaptive.md`): each goal job's map work may go anywhere between its arrival and its goal, \
+split at will, at most one slot per map at once, within the slots left to MapReduce (counting tasks that \
+keep running after the curve falls); a job whose longest map does not fit before its goal is lost. Its \
+optimum, rounded down, bounds the goals any scheduler can meet. It lets best-effort jobs wait past every \
+goal and gives up the goal jobs with the most work first (serving the least work first is optimal for \
+it), two things the schedulers here do not do: FIFO serves best-effort jobs in their turn, the adaptive \
+family on the slots no goal job asks for, and none of them abandons a job.";
+
+#[cfg(test)]
+mod bound_tests;

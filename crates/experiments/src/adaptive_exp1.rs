@@ -4,8 +4,8 @@
 //! FIFO on the goal-mix workload.
 
 use crate::adaptive_common::{
-    capacity_timeline, compare, comparison_json, distance_cdf, headlines, jobs, more_or_fewer,
-    seeds, setup_text, table,
+    bound_sentence, capacity_timeline, compare, comparison_json, distance_cdf, headlines, jobs,
+    more_or_fewer, seeds, setup_text, table, BOUND_TEXT,
 };
 use crate::common::write_markdown;
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
@@ -57,7 +57,8 @@ the goals and the Adaptive Scheduler {a_met:.1}%, with mean prediction errors of
 slowed down {evenly} (Jain {a_j:.3} and {r_j:.3} against {f_j:.3}), while best-effort jobs, which only \
 get the slots no goal job can use, are slowed down {be} (mean slowdown {a_b:.2} against {f_b:.2} under \
 FIFO). Predictions are {bias_word} on average (bias {a_bias:+.0} s and {r_bias:+.0} s): a scheduler cannot \
-foresee the jobs that have not arrived yet, and the fluid model ignores the last, partial wave of maps.\n",
+foresee the jobs that have not arrived yet, and the fluid model ignores the last, partial wave of maps.\n\n\
+{BOUND_TEXT} With constant capacity, {bound}.\n",
         r_met = r.met, a_met = a.met, f_met = f.met, e_met = e.met,
         a_vs = more_or_fewer(a.met, f.met),
         r_vs = more_or_fewer(r.met, f.met),
@@ -70,6 +71,7 @@ foresee the jobs that have not arrived yet, and the fluid model ignores the last
         a_j = a.jain, r_j = r.jain, f_j = f.jain,
         a_b = a.best_effort, f_b = f.best_effort,
         a_bias = a.bias, r_bias = r.bias,
+        bound = bound_sentence(&c),
     );
     let markdown = format!(
         "# Seed 003, Experiment 1: MapReduce alone\n\n{setup}\n{table}\n![distance to goal]({cdf})\n\n![timeline]({tl})\n\n{reading}",
@@ -81,7 +83,7 @@ foresee the jobs that have not arrived yet, and the fluid model ignores the last
         name: EXPERIMENT.name.into(),
         markdown,
         figures: vec![ctx.out_dir.join(cdf), ctx.out_dir.join(tl)],
-        json: serde_json::json!({ "seeds": seeds, "jobs_per_seed": n, "schedulers": comparison_json(&c) }),
+        json: serde_json::json!({ "seeds": seeds, "jobs_per_seed": n, "schedulers": comparison_json(&c), "upper_bound": c.bound.json() }),
     })
 }
 

@@ -4,8 +4,9 @@
 //! every node at its trough and 30%, 50% or 70% at its peak.
 
 use crate::adaptive_common::{
-    capacity_timeline, compare, distance_cdf, headlines, jobs, more_or_fewer, seeds, setup_text,
-    shared_with, sweep_chart, sweep_json, sweep_reading, sweep_table, table, SweepPoint,
+    bound_reading, capacity_timeline, compare, distance_cdf, headlines, jobs, more_or_fewer, seeds,
+    setup_text, shared_with, sweep_chart, sweep_json, sweep_reading, sweep_table, table,
+    SweepPoint,
 };
 use crate::common::write_markdown;
 use crate::{ExpContext, ExpError, ExpReport, Experiment};
@@ -97,7 +98,8 @@ for before it. The placement is work-conserving under both (every slot some job 
 slots left unused between cycles are backfilled), so the forecast changes how slots are split, not how many \
 are used. At the 70% peak FIFO meets {f:.1}% of the goals, the Adaptive Scheduler {a:.1}% ({a_vs} than FIFO), \
 Reverse-Adaptive {r:.1}% ({r_vs}) and EDF {e:.1}%. {edf} Predictions at the 70% peak are {bias_word} \
-(bias {a_bias:+.0} s and {r_bias:+.0} s): the jobs still to come are unknown to both.\n",
+(bias {a_bias:+.0} s and {r_bias:+.0} s): the jobs still to come are unknown to both.\n\n{bound}",
+        bound = bound_reading(&points),
         f = h[0].met, a = h[1].met, r = h[2].met, e = h[3].met,
         a_vs = more_or_fewer(h[1].met, h[0].met), r_vs = more_or_fewer(h[2].met, h[0].met),
         a_bias = h[1].bias, r_bias = h[2].bias,

@@ -6,15 +6,16 @@
 //! misses), and batches of jobs submitted just before a burst.
 
 use crate::adaptive_common::{
-    capacity_timeline, compare, distance_cdf, jobs, label, more_or_fewer, run_one, seeds,
-    setup_text, shared_with, sweep_chart, sweep_json, sweep_reading, sweep_table, table, Measures,
-    SweepPoint, SCHEDULERS,
+    bound_against, bound_reading, capacity_timeline, compare, distance_cdf, jobs, label,
+    more_or_fewer, run_one, seeds, setup_text, shared_with, sweep_chart, sweep_json, sweep_reading,
+    sweep_table, table, BoundMeasures, Measures, SweepPoint, SCHEDULERS,
 };
 use crate::common::{figure_path, md_table, write_markdown};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_model::rng::{hash_words, unit_from_hash};
 use mrsched_model::{Cluster, JobId, NodeId, Time, Workload};
+use mrsched_sched::policies::adaptive::bound::goal_bound;
 use mrsched_sched::policies::adaptive::capacity::CapacityCurve;
 use mrsched_sched::policies::adaptive::predict::{accuracy, Prediction};
 use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions, CycleEntry};
@@ -133,8 +134,14 @@ fn anatomy(ctx: &ExpContext) -> Result<Anatomy, ExpError> {
         &A_GOALS[..]
     };
     let mut a_met: Vec<(u64, &str, bool)> = Vec::new();
+    let mut bounds = Vec::new();
     for &goal in goals {
         let w = two_jobs(goal);
+        let b = goal_bound(&cluster, &w);
+        bounds.push(format!(
+            "{} of {} goals with A due at {goal} s",
+            b.met, b.goal_jobs
+        ));
         for s in ANATOMY {
             let (st, preds, first) = match s {
                 "fifo" | "edf" => {
@@ -276,6 +283,7 @@ is about the `@paper` rows, where the estimators alone decide.",
         rp = met_at("reverse-adaptive@paper"),
         f = met_at("fifo"),
     );
+    let bounds = bounds.join(", ");
     let markdown = format!(
         "## One burst, two jobs: a goal only the forecast saves (with the paper's placement)
 
@@ -284,6 +292,7 @@ is about the `@paper` rows, where the estimators alone decide.",
 slots (100 slots left of 800). Job L (24,000 maps of 20 s, goal 1,800 s) arrives at 0 s and fills the \
 cluster; job A (3,000 maps of 20 s) arrives at 30 s, due at 400 s, 500 s or 600 s (4.7x, 6x and 7.2x \
 its time alone of 79 s). Both jobs' profiles give 21 s per map (20 s plus the start-up).\n\n{table}\n\
+The upper bound on goals met (`upper bound (ours)`, see the reading above) is {bounds}.\n\n\
 ![one burst]({file})\n\n\
 What each scheduler decided at its first control cycle after A arrived (s_req or s_fit, and the slots the \
 placement gave):\n\n{est}\n{ours}\n\n\
@@ -339,15 +348,17 @@ fn batches(ctx: &ExpContext) -> Result<(String, serde_json::Value), ExpError> {
     let alone = catalog::cluster("shared-100").map_err(err)?;
     let n_seeds = if ctx.quick { 3 } else { 30 };
     let mut ms: Vec<Measures> = vec![Measures::default(); SCHEDULERS.len()];
+    let mut bound = BoundMeasures::default();
     for k in 0..n_seeds {
         let seed = ctx.seed + 100 + k;
         let w = batch(seed, &alone);
+        bound.add_run(&cluster, &w);
         for (i, s) in SCHEDULERS.iter().enumerate() {
             let (out, preds) = run_one(&cluster, &w, s, seed)?;
             ms[i].add(&out.report(), &preds);
         }
     }
-    let rows: Vec<Vec<String>> = SCHEDULERS
+    let mut rows: Vec<Vec<String>> = SCHEDULERS
         .iter()
         .zip(&ms)
         .map(|(s, m)| {
@@ -372,6 +383,7 @@ fn batches(ctx: &ExpContext) -> Result<(String, serde_json::Value), ExpError> {
             ]
         })
         .collect();
+    rows.push(bound.row(None, 10));
     let table = md_table(
         &[
             "scheduler",
@@ -416,7 +428,8 @@ its estimate ends near its goal. Seeing the burst coming changes how late: under
 {r_small:.0}% of the jobs miss by less than two minutes and {r_big:.0}% by more; under the Adaptive \
 Scheduler, which paces jobs due after the burst as if the 800 slots stayed, {a_small:.0}% and {a_big:.0}%. \
 Mean abs. prediction error: Reverse-Adaptive {r_mae:.0} s, the Adaptive Scheduler {a_mae:.0} s ({pred}). \
-Against EDF: {versus_edf}.\n",
+Against EDF: {versus_edf}. With every job known before the burst, the upper bound (the row \
+`upper bound (ours)`, explained above) is what foresight could reach at most: {bound}.\n",
         fm = pct(f), am = pct(a), rm = pct(r), em = pct(e),
         a_vs = more_or_fewer(pct(a), pct(f)),
         r_vs = more_or_fewer(pct(r), pct(f)),
@@ -425,6 +438,14 @@ Against EDF: {versus_edf}.\n",
         r_small = bucket(r, 0.0, 120.0), r_big = bucket(r, 120.0, f64::INFINITY),
         a_small = bucket(a, 0.0, 120.0), a_big = bucket(a, 120.0, f64::INFINITY),
         pred = if r_mae < a_mae { "the forecast predicts better" } else { "the forecast does not predict better here" },
+        bound = bound_against(
+            &bound,
+            &SCHEDULERS
+                .iter()
+                .zip(&ms)
+                .map(|(s, m)| (s.to_string(), m.clone()))
+                .collect::<Vec<_>>(),
+        ),
     );
     let text = format!(
         "## A batch known before a burst\n\n\
@@ -438,6 +459,7 @@ burst, the situation reverse scheduling is designed for.\n\n{table}\n{reading}",
     let json = serde_json::json!({
         "seeds": n_seeds,
         "schedulers": SCHEDULERS.iter().zip(&ms).map(|(s, m)| (s.to_string(), m.json())).collect::<serde_json::Map<_, _>>(),
+        "upper_bound": bound.json(),
     });
     Ok((text, json))
 }
@@ -496,7 +518,8 @@ burst takes more of each node. {versus}. As in Experiment 2, the forecast only c
 split of contended slots before a burst among the jobs that are already there, while goals a burst \
 spoils may belong to jobs that arrive during it, when there is nothing left to plan for: with 75% bursts \
 (first seed) {a_in} of the Adaptive Scheduler's {a_all} misses and {r_in} of Reverse-Adaptive's {r_all} are \
-jobs that arrived while a burst was on. {edf} The two set-ups below take the unknown arrivals away.\n",
+jobs that arrived while a burst was on. {edf} The two set-ups below take the unknown arrivals away.\n\n{bound}",
+        bound = bound_reading(&points),
     );
     let an = anatomy(ctx)?;
     let (batch_text, batch_json) = batches(ctx)?;

@@ -30,6 +30,7 @@
 //! Every choice where the paper is silent is listed in
 //! `docs/policies/adaptive.md`.
 
+pub mod bound;
 pub mod capacity;
 pub mod estimate;
 pub mod placement;
