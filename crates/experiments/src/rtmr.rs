@@ -749,9 +749,7 @@ fn report_text(
         "# RTMR and the Deadline Constraint scheduler on {title} (seed 004, {tab})\n\n\
 Rerun: `mrsched reproduce {name}`{quick} (base seed {seed}; {n} seed(s): workload draw, \
 block placement and heartbeat phases all change with the seed).\n\n\
-Setup: the `rtmr-30` cluster (Table I: 20 type I nodes with 4 map + 1 reduce slots, 10 type II \
-nodes with 2 map + 1 reduce slots and 20% slower cores; one rack; 3 s heartbeats with out-of-band \
-heartbeats on task completion; reduce slow-start 1.0); the `{name}` workload (see \
+Setup: {setup}; the `{name}` workload (see \
 `mrsched_workload::realtime`); RTMR with EDF order, the `>=` reservation test and the feedback \
 threshold epsilon = the mean observed map time. The real-time schedulers start from parameters \
 learned on a history run (FIFO on another draw of the same workload, seed + {HISTORY_SEED_OFFSET}); they keep \
@@ -779,9 +777,57 @@ Learned parameters the real-time schedulers started from (history runs):\n\n{pri
             String::new()
         },
         slots = cluster.total_slots(),
+        setup = cluster_setup(cluster),
         seed = ctx.seed,
         n = seeds.len(),
         discussion = reading::reading(measured),
+    )
+}
+
+/// The cluster as the setup paragraph describes it, from the cluster
+/// object: its node groups with their slots and speeds, racks, heartbeats
+/// and reduce slow-start.
+fn cluster_setup(cluster: &Cluster) -> String {
+    // (group, count, map slots, reduce slots, speed) in first-seen order.
+    let mut groups: Vec<(String, u32, u32, u32, f64)> = Vec::new();
+    for n in &cluster.nodes {
+        let key = (n.map_slots(), n.reduce_slots(), n.speed);
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == n.group && (g.2, g.3, g.4) == key)
+        {
+            Some(g) => g.1 += 1,
+            None => groups.push((n.group.clone(), 1, key.0, key.1, key.2)),
+        }
+    }
+    let groups: Vec<String> = groups
+        .iter()
+        .map(|(g, c, m, r, speed)| {
+            let mut t = format!("{c} {g} nodes with {m} map + {r} reduce slots");
+            if *speed < 1.0 {
+                t.push_str(&format!(" and {:.0}% slower cores", 100.0 * (1.0 - speed)));
+            } else if *speed > 1.0 {
+                t.push_str(&format!(" and {:.0}% faster cores", 100.0 * (speed - 1.0)));
+            }
+            t
+        })
+        .collect();
+    let racks = match cluster.racks.len() {
+        1 => "one rack".to_string(),
+        n => format!("{n} racks"),
+    };
+    let hb = &cluster.heartbeat;
+    format!(
+        "the `{}` cluster (Table I: {}; {racks}; {} s heartbeats{}; reduce slow-start {:.1})",
+        cluster.name,
+        groups.join(", "),
+        hb.interval.as_secs_f64(),
+        if hb.on_completion {
+            " with out-of-band heartbeats on task completion"
+        } else {
+            ""
+        },
+        cluster.reduce_slowstart
     )
 }
 
@@ -839,6 +885,28 @@ had more than {reduce_slots} reduces, although {tab}'s intervals ({} reduces) ma
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_and_dc_note_come_from_the_cluster_and_workload() {
+        let cluster = catalog::cluster("rtmr-30").unwrap();
+        let t = cluster_setup(&cluster);
+        assert!(
+            t.contains(
+                "20 type1 nodes with 4 map + 1 reduce slots, 10 type2 nodes with 2 map + 1 \
+reduce slots and 20% slower cores; one rack; 3 s heartbeats with out-of-band"
+            ),
+            "{t}"
+        );
+        // Workload I has no job above 30 reduces: no note.
+        assert_eq!(dc_note(RtmrWorkload::I, &[88], 88.0, 30), "");
+        // Workload II: Table IV's [25,50] bin of 18 jobs has 20 of 26
+        // values above 30, the [35,70] bin of 13 all: 13.8 + 13 = 27.
+        let n = dc_note(RtmrWorkload::II, &[60, 63], 89.0, 30);
+        assert!(n.contains("61.5 of 89 jobs remain"), "{n}");
+        assert!(n.contains("only 8 of its jobs"), "{n}");
+        assert!(n.contains("make about 27 of its 89 jobs"), "{n}");
+        assert!(n.contains("(27.5 of 89 in our draws)"), "{n}");
+    }
 
     #[test]
     fn quick_runs_write_reports() {
