@@ -19,6 +19,7 @@ use mrsched_sched::policies::realtime::estimate::Estimator;
 use mrsched_sched::SchedulerConfig;
 use mrsched_state::{ClusterState, JobStatus};
 use mrsched_workload::catalog;
+use mrsched_workload::facebook::BLOCK_MB;
 use mrsched_workload::realtime::{rtmr_workload, without_reduces_above, RtmrParams, RtmrWorkload};
 
 #[path = "rtmr_reading.rs"]
@@ -513,19 +514,20 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
                 s.to_string(),
                 format!("{:.3}", e.delta),
                 format!("{:.4}", e.map_s_per_mb),
-                format!("{:.1} s", e.map_s_per_mb * 128.0),
+                format!("{:.1} s", e.map_s_per_mb * BLOCK_MB),
                 format!("{:.1} s", h.mean_map_s),
                 format!("{:.4}", e.reduce_s_per_mb),
                 format!("{:.4}", h.mean_reduce_s_per_mb),
             ]
         })
         .collect();
+    let one_map = format!("= one {BLOCK_MB:.0} MB map");
     let prior_table = md_table(
         &[
             "seed",
             "delta",
             "c_m^max (s/MB)",
-            "= one 128 MB map",
+            &one_map,
             "mean map time",
             "c_r^max (s/MB)",
             "mean reduce s/MB",

@@ -198,12 +198,13 @@ accepted jobs take {:.0} s from the first arrival to the last end, {} {:.0} s un
     let fb_text =
         format!(
         "The feedback controller: RTMR accepts {} jobs with it than without ({} against {}; paper \
-{} against {}) and its utilisation is {} against {}. {fired}",
+{} against {}) and its utilisation is {} ({} against {}). {fired}",
         amount_word(ratio(rt.accept, nf.accept), "more", "fewer", "about as many"),
         p1(rt.accept),
         p1(nf.accept),
         pct_or_na(paper_pct(which, Sched::Rtmr, 0)),
         pct_or_na(paper_pct(which, Sched::RtmrNoFeedback, 0)),
+        amount_word(ratio(rt.util, nf.util), "higher", "lower", "about the same"),
         p1(rt.util),
         p1(nf.util),
     );
