@@ -19,7 +19,17 @@ use mrsched_sched::policies::realtime::estimate::Estimator;
 use mrsched_sched::SchedulerConfig;
 use mrsched_state::{ClusterState, JobStatus};
 use mrsched_workload::catalog;
+use mrsched_workload::facebook::BLOCK_MB;
 use mrsched_workload::realtime::{rtmr_workload, without_reduces_above, RtmrParams, RtmrWorkload};
+
+#[path = "rtmr_reading.rs"]
+mod reading;
+
+/// The history run of seed `s` draws its workload with seed `s + HISTORY_SEED_OFFSET`.
+const HISTORY_SEED_OFFSET: u64 = 10_000;
+
+/// Jobs a `--quick` run keeps.
+const QUICK_JOBS: usize = 30;
 
 /// Registry entry for workload I (Table V).
 pub const WORKLOAD_1: Experiment = Experiment {
@@ -133,18 +143,64 @@ fn paper(which: RtmrWorkload, s: Sched) -> [Option<f64>; 3] {
     }
 }
 
-/// The paper's ratios as job counts (our reading: 88 and 89 jobs; DC saw
-/// 81 jobs of workload II).
-fn paper_counts(which: RtmrWorkload, s: Sched) -> &'static str {
-    match (which, s) {
-        (RtmrWorkload::I, Sched::Dc) => "63/88 accepted, 54 on time",
-        (RtmrWorkload::I, Sched::Rtmr) => "50/88, 50",
-        (RtmrWorkload::I, Sched::RtmrNoFeedback) => "41/88, 41",
-        (RtmrWorkload::II, Sched::Dc) => "40/81, 9",
-        (RtmrWorkload::II, Sched::Rtmr) => "22/89, 22",
-        (RtmrWorkload::II, Sched::RtmrNoFeedback) => "14/89, 14",
-        (_, Sched::Fifo) => "all",
-        (_, Sched::DcMean) => "not in the paper",
+/// Our reading of the paper's percentages as job counts: Table II gives
+/// 88 jobs for workload I, Table IV 89 for workload II; the Deadline
+/// Constraint scheduler's 49.4% and 22.5% of Table VI read as 40 of 81 jobs
+/// and 9 of 40 (`reading::counts_fit` checks every count against the
+/// printed percentage).
+#[derive(Copy, Clone, Debug)]
+struct PaperCounts {
+    jobs: u32,
+    dc_jobs: u32,
+    dc_accepted: u32,
+    dc_on_time: u32,
+    rtmr: u32,
+    rtmr_no_feedback: u32,
+}
+
+/// Table V read as counts.
+const PAPER_COUNTS_I: PaperCounts = PaperCounts {
+    jobs: 88,
+    dc_jobs: 88,
+    dc_accepted: 63,
+    dc_on_time: 54,
+    rtmr: 50,
+    rtmr_no_feedback: 41,
+};
+
+/// Table VI read as counts.
+const PAPER_COUNTS_II: PaperCounts = PaperCounts {
+    jobs: 89,
+    dc_jobs: 81,
+    dc_accepted: 40,
+    dc_on_time: 9,
+    rtmr: 22,
+    rtmr_no_feedback: 14,
+};
+
+fn paper_counts_of(which: RtmrWorkload) -> PaperCounts {
+    match which {
+        RtmrWorkload::I => PAPER_COUNTS_I,
+        RtmrWorkload::II => PAPER_COUNTS_II,
+    }
+}
+
+/// The paper's ratios as job counts, for the counts table.
+fn paper_counts(which: RtmrWorkload, s: Sched) -> String {
+    let c = paper_counts_of(which);
+    match s {
+        // Workload I's row spells out what the two counts are.
+        Sched::Dc if which == RtmrWorkload::I => format!(
+            "{}/{} accepted, {} on time",
+            c.dc_accepted, c.dc_jobs, c.dc_on_time
+        ),
+        Sched::Dc => format!("{}/{}, {}", c.dc_accepted, c.dc_jobs, c.dc_on_time),
+        Sched::Rtmr => format!("{}/{}, {}", c.rtmr, c.jobs, c.rtmr),
+        Sched::RtmrNoFeedback => {
+            format!("{}/{}, {}", c.rtmr_no_feedback, c.jobs, c.rtmr_no_feedback)
+        }
+        Sched::Fifo => "all".into(),
+        Sched::DcMean => "not in the paper".into(),
     }
 }
 
@@ -160,6 +216,8 @@ struct Outcome {
     by_bin: Vec<(u32, u32)>,
     /// Mean share of the relative deadline left when accepted jobs ended.
     margin: f64,
+    /// Map + reduce slot seconds of the accepted jobs per size bin.
+    bin_slot_s: Vec<f64>,
 }
 
 fn reason_kind(r: &str) -> &'static str {
@@ -200,6 +258,7 @@ fn outcome(
         }
     }
     let mut by_bin = vec![(0u32, 0u32); 6];
+    let mut bin_slot_s = vec![0.0; 6];
     for j in st.jobs() {
         let bin = j
             .spec
@@ -212,6 +271,14 @@ fn outcome(
             if j.status != JobStatus::Rejected {
                 e.0 += 1;
             }
+        }
+        if let Some(e) = bin.and_then(|b| bin_slot_s.get_mut(b - 1)) {
+            *e += j
+                .maps
+                .iter()
+                .chain(&j.reduces)
+                .map(|t| (t.finish - t.start).as_secs_f64())
+                .sum::<f64>();
         }
     }
     let margins: Vec<f64> = st
@@ -231,6 +298,7 @@ fn outcome(
         reasons,
         by_bin,
         margin: mean_sd(&margins).0,
+        bin_slot_s,
     }
 }
 
@@ -314,7 +382,7 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
     let cluster = catalog::cluster("rtmr-30").map_err(err)?;
     let reduce_slots = cluster.total_reduce_slots() as usize;
     let params = RtmrParams {
-        jobs: ctx.quick.then_some(30),
+        jobs: ctx.quick.then_some(QUICK_JOBS),
         ..Default::default()
     };
     let seeds: Vec<u64> = if ctx.quick {
@@ -328,8 +396,8 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
     let mut priors = Vec::new();
     let mut dc_jobs = Vec::new();
     for &seed in &seeds {
-        let history = rtmr_workload(seed + 10_000, which, &params);
-        let hist = learn_history(&cluster, &history, seed + 10_000)?;
+        let history = rtmr_workload(seed + HISTORY_SEED_OFFSET, which, &params);
+        let hist = learn_history(&cluster, &history, seed + HISTORY_SEED_OFFSET)?;
         let w = rtmr_workload(seed, which, &params);
         let w_dc = without_reduces_above(&w, reduce_slots);
         dc_jobs.push(w_dc.jobs.len());
@@ -446,19 +514,20 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
                 s.to_string(),
                 format!("{:.3}", e.delta),
                 format!("{:.4}", e.map_s_per_mb),
-                format!("{:.1} s", e.map_s_per_mb * 128.0),
+                format!("{:.1} s", e.map_s_per_mb * BLOCK_MB),
                 format!("{:.1} s", h.mean_map_s),
                 format!("{:.4}", e.reduce_s_per_mb),
                 format!("{:.4}", h.mean_reduce_s_per_mb),
             ]
         })
         .collect();
+    let one_map = format!("= one {BLOCK_MB:.0} MB map");
     let prior_table = md_table(
         &[
             "seed",
             "delta",
             "c_m^max (s/MB)",
-            "= one 128 MB map",
+            &one_map,
             "mean map time",
             "c_r^max (s/MB)",
             "mean reduce s/MB",
@@ -552,12 +621,15 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
             })
         })
         .collect();
+    let measured = measured(which, &seeds, ctx.quick, &results, &priors, &cluster);
     let markdown = report_text(
         ctx,
         which,
         &seeds,
         [&table, &counts, &bin_table, &prior_table],
         &dc_jobs,
+        &cluster,
+        &measured,
     );
     write_markdown(ctx, name, &markdown)?;
     Ok(ExpReport {
@@ -568,42 +640,125 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
     })
 }
 
+/// The means the reading is written from.
+fn measured(
+    which: RtmrWorkload,
+    seeds: &[u64],
+    quick: bool,
+    results: &[Vec<Outcome>],
+    priors: &[History],
+    cluster: &Cluster,
+) -> reading::Measured {
+    let means = SCHEDS
+        .iter()
+        .zip(results)
+        .map(|(s, r)| {
+            let n = r.len().max(1) as f64;
+            let m = |f: &dyn Fn(&Outcome) -> f64| r.iter().map(f).sum::<f64>() / n;
+            let mut by_bin = vec![(0u32, 0u32); which.bins().len()];
+            for o in r {
+                for (b, e) in by_bin.iter_mut().enumerate() {
+                    let (a, k) = o.by_bin.get(b).copied().unwrap_or((0, 0));
+                    e.0 += a;
+                    e.1 += k;
+                }
+            }
+            let mut reasons: Vec<(String, f64)> = Vec::new();
+            for o in r {
+                for (why, c) in &o.reasons {
+                    match reasons.iter_mut().find(|(x, _)| x == why) {
+                        Some(e) => e.1 += *c as f64 / n,
+                        None => reasons.push((why.clone(), *c as f64 / n)),
+                    }
+                }
+            }
+            let top_reason = reasons.into_iter().max_by(|a, b| a.1.total_cmp(&b.1));
+            let means = reading::Means {
+                accept: m(&|o| o.sum.accept_ratio),
+                success: m(&|o| o.sum.success_ratio),
+                min_success: r
+                    .iter()
+                    .map(|o| o.sum.success_ratio)
+                    .fold(f64::INFINITY, f64::min),
+                util: m(&|o| o.sum.utilization),
+                turnaround_s: m(&|o| o.sum.turnaround_s),
+                margin: m(&|o| o.margin),
+                jobs: m(&|o| o.sum.jobs as f64),
+                accepted: m(&|o| o.sum.accepted as f64),
+                on_time: m(&|o| o.on_time as f64),
+                feedback_runs: m(&|o| o.feedback_runs),
+                by_bin,
+                top_reason,
+            };
+            (*s, means)
+        })
+        .collect();
+    let fifo = SCHEDS.iter().position(|s| *s == Sched::Fifo).unwrap_or(0);
+    let mut slot = vec![0.0; which.bins().len()];
+    for o in &results[fifo] {
+        for (b, e) in slot.iter_mut().enumerate() {
+            *e += o.bin_slot_s.get(b).copied().unwrap_or(0.0);
+        }
+    }
+    let total: f64 = slot.iter().sum();
+    let fifo_slot_share = slot
+        .iter()
+        .map(|x| if total > 0.0 { x / total } else { 0.0 })
+        .collect();
+    let ratio_mean = |f: &dyn Fn(&History) -> f64| {
+        mean_sd(
+            &priors
+                .iter()
+                .map(f)
+                .filter(|x| x.is_finite())
+                .collect::<Vec<_>>(),
+        )
+        .0
+    };
+    reading::Measured {
+        which,
+        seeds: seeds.len(),
+        quick,
+        means,
+        fifo_slot_share,
+        map_cost_ratio: ratio_mean(&|h| h.est.map_s_per_mb / h.mean_map_s_per_mb),
+        reduce_cost_ratio: ratio_mean(&|h| h.est.reduce_s_per_mb / h.mean_reduce_s_per_mb),
+        reduce_slots: cluster.total_reduce_slots(),
+    }
+}
+
 fn report_text(
     ctx: &ExpContext,
     which: RtmrWorkload,
     seeds: &[u64],
     [table, counts, bins, priors]: [&str; 4],
     dc_jobs: &[usize],
+    cluster: &Cluster,
+    measured: &reading::Measured,
 ) -> String {
     let name = which.name();
     let (title, tab) = match which {
         RtmrWorkload::I => ("workload I", "Table V"),
         RtmrWorkload::II => ("workload II", "Table VI"),
     };
-    let dc_note = match which {
-        RtmrWorkload::I => String::new(),
-        RtmrWorkload::II => format!(
-            "The Deadline Constraint scheduler runs the workload without its jobs of more than 30 \
-reduces (it can never accept them); {} of 89 jobs remain on average here. The paper's 49.4% and 22.5% \
-read as 40 of 81 jobs and 9 of 40, so only 8 of its jobs had more than 30 reduces, although Table IV's \
-intervals ([25,50] and [35,70] reduces for the two largest bins) make about 27 such jobs likely.\n\n",
-            format_args!("{:.1}", dc_jobs.iter().sum::<usize>() as f64 / dc_jobs.len().max(1) as f64)
-        ),
-    };
+    let dc_note = dc_note(
+        which,
+        dc_jobs,
+        measured.rtmr_jobs(),
+        cluster.total_reduce_slots(),
+    );
     format!(
         "# RTMR and the Deadline Constraint scheduler on {title} (seed 004, {tab})\n\n\
 Rerun: `mrsched reproduce {name}`{quick} (base seed {seed}; {n} seed(s): workload draw, \
 block placement and heartbeat phases all change with the seed).\n\n\
-Setup: the `rtmr-30` cluster (Table I: 20 type I nodes with 4 map + 1 reduce slots, 10 type II \
-nodes with 2 map + 1 reduce slots and 20% slower cores; one rack; 3 s heartbeats with out-of-band \
-heartbeats on task completion; reduce slow-start 1.0); the `{name}` workload (see \
+Setup: {setup}; the `{name}` workload (see \
 `mrsched_workload::realtime`); RTMR with EDF order, the `>=` reservation test and the feedback \
 threshold epsilon = the mean observed map time. The real-time schedulers start from parameters \
-learned on a history run (FIFO on another draw of the same workload, seed + 10000); they keep \
+learned on a history run (FIFO on another draw of the same workload, seed + {HISTORY_SEED_OFFSET}); they keep \
 learning after every job.\n\n\
 Metrics as in §V: accept ratio = accepted / jobs in the workload; success ratio = jobs finished \
 by their deadline / accepted; utilisation = map + reduce slot time of the successful jobs' \
-tasks / (130 slots x turnaround of the accepted jobs, first accepted arrival to last end); \
+tasks / ({slots} slots x turnaround of the accepted jobs, first accepted arrival to last end); \
 FIFO's utilisation counts all jobs. Cells are mean ± standard deviation over the seeds (range in \
 parentheses).\n\n{table}\n\
 Counts (means over the seeds) beside our reading of the paper's percentages as counts; \
@@ -615,23 +770,145 @@ Learned parameters the real-time schedulers started from (history runs):\n\n{pri
 ![utilisation per seed]({name}-utilisation.svg)\n\n\
 ![accept ratio per seed]({name}-accept.svg)\n\n\
 {discussion}\n",
-        quick = if ctx.quick { " (quick mode: 1 seed, first 30 jobs)" } else { "" },
+        quick = if ctx.quick {
+            format!(
+                " (quick mode: {} seed(s), first {QUICK_JOBS} jobs)",
+                seeds.len()
+            )
+        } else {
+            String::new()
+        },
+        slots = cluster.total_slots(),
+        setup = cluster_setup(cluster),
         seed = ctx.seed,
         n = seeds.len(),
-        discussion = discussion(which),
+        discussion = reading::reading(measured),
     )
 }
 
-fn discussion(which: RtmrWorkload) -> &'static str {
-    match which {
-        RtmrWorkload::I => include_str!("rtmr_discussion_1.md"),
-        RtmrWorkload::II => include_str!("rtmr_discussion_2.md"),
+/// The cluster as the setup paragraph describes it, from the cluster
+/// object: its node groups with their slots and speeds, racks, heartbeats
+/// and reduce slow-start.
+fn cluster_setup(cluster: &Cluster) -> String {
+    // (group, count, map slots, reduce slots, speed) in first-seen order.
+    let mut groups: Vec<(String, u32, u32, u32, f64)> = Vec::new();
+    for n in &cluster.nodes {
+        let key = (n.map_slots(), n.reduce_slots(), n.speed);
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == n.group && (g.2, g.3, g.4) == key)
+        {
+            Some(g) => g.1 += 1,
+            None => groups.push((n.group.clone(), 1, key.0, key.1, key.2)),
+        }
     }
+    let groups: Vec<String> = groups
+        .iter()
+        .map(|(g, c, m, r, speed)| {
+            let mut t = format!("{c} {g} nodes with {m} map + {r} reduce slots");
+            if *speed < 1.0 {
+                t.push_str(&format!(" and {:.0}% slower cores", 100.0 * (1.0 - speed)));
+            } else if *speed > 1.0 {
+                t.push_str(&format!(" and {:.0}% faster cores", 100.0 * (speed - 1.0)));
+            }
+            t
+        })
+        .collect();
+    let racks = match cluster.racks.len() {
+        1 => "one rack".to_string(),
+        n => format!("{n} racks"),
+    };
+    let hb = &cluster.heartbeat;
+    format!(
+        "the `{}` cluster (Table I: {}; {racks}; {} s heartbeats{}; reduce slow-start {:.1})",
+        cluster.name,
+        groups.join(", "),
+        hb.interval.as_secs_f64(),
+        if hb.on_completion {
+            " with out-of-band heartbeats on task completion"
+        } else {
+            ""
+        },
+        cluster.reduce_slowstart
+    )
+}
+
+/// The note on the Deadline Constraint scheduler's smaller workload, when
+/// it has one: how many jobs remain in ours, how many the paper's counts
+/// imply were removed, and how many the workload's reduce intervals make
+/// likely (reduce counts are drawn uniformly from each bin's interval).
+fn dc_note(which: RtmrWorkload, dc_jobs: &[usize], jobs: f64, reduce_slots: u32) -> String {
+    let total = jobs;
+    let remain = dc_jobs.iter().sum::<usize>() as f64 / dc_jobs.len().max(1) as f64;
+    if remain >= total {
+        return String::new();
+    }
+    let over: Vec<_> = which
+        .bins()
+        .iter()
+        .filter(|b| b.reduces.1 > reduce_slots)
+        .collect();
+    let expected: f64 = over
+        .iter()
+        .map(|b| {
+            let n = (b.reduces.1 - b.reduces.0 + 1) as f64;
+            let above = (b.reduces.1 - b.reduces.0.max(reduce_slots + 1) + 1) as f64;
+            b.jobs as f64 * above / n
+        })
+        .sum();
+    let intervals: Vec<String> = over
+        .iter()
+        .map(|b| format!("[{},{}]", b.reduces.0, b.reduces.1))
+        .collect();
+    let pc = paper_counts_of(which);
+    let tab = match which {
+        RtmrWorkload::I => "Table III",
+        RtmrWorkload::II => "Table IV",
+    };
+    format!(
+        "The Deadline Constraint scheduler runs the workload without its jobs of more than \
+{reduce_slots} reduces (it can never accept them); {remain:.1} of {total:.0} jobs remain on \
+average here. The paper's {} and {} read as {} of {} jobs and {} of {}, so only {} of its jobs \
+had more than {reduce_slots} reduces, although {tab}'s intervals ({} reduces) make about \
+{expected:.0} of its {} jobs likely to have more ({:.1} of {total:.0} in our draws).\n\n",
+        pct(paper(which, Sched::Dc)[0]),
+        pct(paper(which, Sched::Dc)[1]),
+        pc.dc_accepted,
+        pc.dc_jobs,
+        pc.dc_on_time,
+        pc.dc_accepted,
+        pc.jobs - pc.dc_jobs,
+        intervals.join(" and "),
+        which.bins().iter().map(|b| b.jobs).sum::<u32>(),
+        total - remain,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_and_dc_note_come_from_the_cluster_and_workload() {
+        let cluster = catalog::cluster("rtmr-30").unwrap();
+        let t = cluster_setup(&cluster);
+        assert!(
+            t.contains(
+                "20 type1 nodes with 4 map + 1 reduce slots, 10 type2 nodes with 2 map + 1 \
+reduce slots and 20% slower cores; one rack; 3 s heartbeats with out-of-band"
+            ),
+            "{t}"
+        );
+        // Workload I has no job above 30 reduces: no note.
+        assert_eq!(dc_note(RtmrWorkload::I, &[88], 88.0, 30), "");
+        // Workload II: Table IV's [25,50] bin of 18 jobs has 20 of 26
+        // values above 30, the [35,70] bin of 13 all: 13.8 + 13 = 27.
+        let n = dc_note(RtmrWorkload::II, &[60, 63], 89.0, 30);
+        assert!(n.contains("61.5 of 89 jobs remain"), "{n}");
+        assert!(n.contains("only 8 of its jobs"), "{n}");
+        assert!(n.contains("make about 27 of its 89 jobs"), "{n}");
+        assert!(n.contains("(27.5 of 89 in our draws)"), "{n}");
+    }
 
     #[test]
     fn quick_runs_write_reports() {
@@ -662,6 +939,18 @@ mod tests {
                 if run["scheduler"] == "fifo" {
                     assert_eq!(acc, 1.0);
                 }
+            }
+            // The reading is this quick run's own: it says so, and the
+            // accept ratios it orders are the ones in the table above it.
+            let (tables, reading) = r.markdown.split_once("## Reading the numbers").unwrap();
+            assert!(reading.contains("Quick run (1 seed, 30 jobs)"), "{reading}");
+            assert!(reading.contains("in the one seed") || reading.contains("RTMR missed"));
+            for key in ["rtmr", "rtmr_no_feedback", "deadline_constraint"] {
+                let run = runs.iter().find(|x| x["scheduler"] == key).unwrap();
+                let acc = run["summary"]["accept_ratio"].as_f64().unwrap();
+                let stated = format!("{:.1}%", 100.0 * acc);
+                assert!(tables.contains(&format!("| {stated} |")), "{key} {stated}");
+                assert!(reading.contains(&stated), "{key} {stated}: {reading}");
             }
             std::fs::remove_dir_all(&dir).ok();
         }
