@@ -61,11 +61,47 @@ fn argmin(e: &[f64]) -> usize {
     best
 }
 
+/// Which machine a list schedule gives the next task.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// The machine idle earliest (Algorithm 2).
+    EarliestFree,
+    /// The machine freed last among those free by the task's earliest
+    /// start (it starts then either way), else the one idle earliest: a
+    /// reduce waiting for its maps' delays no longer takes the machine the
+    /// next task could have used at once (`mars+ls` only).
+    BestFit,
+}
+
+impl Placement {
+    /// The machine for a task that may start at `earliest`, given the
+    /// machines' free times `e` (ties: lower index).
+    fn pick(self, e: &[f64], earliest: f64) -> usize {
+        match self {
+            Placement::EarliestFree => argmin(e),
+            Placement::BestFit => {
+                let mut best: Option<usize> = None;
+                for (m, &f) in e.iter().enumerate() {
+                    if f <= earliest && best.is_none_or(|b| f > e[b]) {
+                        best = Some(m);
+                    }
+                }
+                best.unwrap_or_else(|| argmin(e))
+            }
+        }
+    }
+}
+
 /// MarS (Algorithm 2): tasks in `order` (non-descending LP middle finish
 /// time), each on the machine idle earliest, starting at
 /// `max(S_earliest, e_m*)`. A reduce met before all its job's maps waits
 /// until the last of them is placed (never happens with an LP order).
 pub fn list_schedule(inst: &Instance, order: &[usize]) -> Schedule {
+    list_schedule_placed(inst, order, Placement::EarliestFree)
+}
+
+/// [`list_schedule`] with a choice of machine rule.
+pub fn list_schedule_placed(inst: &Instance, order: &[usize], placement: Placement) -> Schedule {
     let n = inst.tasks.len();
     let mut sch = Schedule {
         start: vec![0.0; n],
@@ -76,7 +112,7 @@ pub fn list_schedule(inst: &Instance, order: &[usize]) -> Schedule {
     let mut held: Vec<Vec<usize>> = vec![Vec::new(); inst.jobs.len()];
     let place = |t: usize, ready: &mut Ready, sch: &mut Schedule, e: &mut Vec<f64>| -> bool {
         let earliest = ready.earliest(inst, t).expect("predecessors placed");
-        let m = argmin(e);
+        let m = placement.pick(e, earliest);
         let s = earliest.max(e[m]);
         sch.start[t] = s;
         sch.machine[t] = m;

@@ -15,6 +15,8 @@
 //!   is the lower bound every run reports ([`lower_bound`]).
 //! * [`listsched`]: MarS (Algorithm 2), T-MarS's intervals with Graham list
 //!   scheduling (Algorithm 3), and the list rules of the baselines.
+//! * [`improve`]: `mars+ls` (ours, beyond the paper): a local search over
+//!   MarS's list order and machine rule, bounded by an evaluation count.
 //! * [`tasklp`]: completion-time LPs for T-MarS (11)-(13) and MARES.
 //! * [`planner`]: every algorithm as instance -> schedule.
 //! * [`instance`]: the MSJO instance, from a workload or from the state.
@@ -30,6 +32,7 @@ pub mod classes;
 pub mod coge;
 #[cfg(feature = "highs")]
 pub mod highs_backend;
+pub mod improve;
 pub mod instance;
 pub mod listsched;
 pub mod lp;

@@ -1,6 +1,7 @@
 //! Every MSJO algorithm as a planner: instance in, schedule out.
 
 use super::coge::{coge, middle_order, CogeOptions, Relaxation};
+use super::improve::{improve, Improved, LsOptions};
 use super::instance::{Instance, Schedule};
 use super::listsched::{
     balanced_assignment, dispatch, fixed_sequences, list_schedule, priority_list, t_mars, Intervals,
@@ -15,6 +16,9 @@ use serde::Deserialize;
 pub enum Algorithm {
     /// COGE + list scheduling by LP middle finish time (Algorithm 2).
     Mars,
+    /// MarS followed by a local search over the list order and the machine
+    /// rule (ours, beyond the paper; `improve.rs`).
+    MarsLs,
     /// Task-level LP + geometric intervals + Graham (Algorithm 3).
     TMars,
     /// Workload-balanced pre-assignment + per-machine LP order, job weights.
@@ -33,8 +37,9 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm.
-    pub const ALL: [Algorithm; 8] = [
+    pub const ALL: [Algorithm; 9] = [
         Algorithm::Mars,
+        Algorithm::MarsLs,
         Algorithm::TMars,
         Algorithm::Mares,
         Algorithm::HMares,
@@ -48,6 +53,7 @@ impl Algorithm {
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Mars => "MarS",
+            Algorithm::MarsLs => "MarS+LS",
             Algorithm::TMars => "T-MarS",
             Algorithm::Mares => "MARES",
             Algorithm::HMares => "H-MARES",
@@ -62,7 +68,11 @@ impl Algorithm {
     pub fn uses_lp(self) -> bool {
         matches!(
             self,
-            Algorithm::Mars | Algorithm::TMars | Algorithm::Mares | Algorithm::HMares
+            Algorithm::Mars
+                | Algorithm::MarsLs
+                | Algorithm::TMars
+                | Algorithm::Mares
+                | Algorithm::HMares
         )
     }
 }
@@ -76,6 +86,8 @@ pub struct PlanOptions {
     pub coge: CogeOptions,
     /// T-MarS interval rule.
     pub intervals: Intervals,
+    /// MarS+LS search budget and seed.
+    pub ls: LsOptions,
 }
 
 impl PlanOptions {
@@ -85,6 +97,7 @@ impl PlanOptions {
             algorithm,
             coge: CogeOptions::default(),
             intervals: Intervals::Analysed,
+            ls: LsOptions::default(),
         }
     }
 }
@@ -96,6 +109,8 @@ pub struct Planned {
     pub schedule: Schedule,
     /// The LP behind it (LP-based algorithms).
     pub lp: Option<Relaxation>,
+    /// The search behind it (MarS+LS).
+    pub ls: Option<Improved>,
 }
 
 /// Plan `inst` with `opts.algorithm`.
@@ -120,6 +135,17 @@ pub fn plan(inst: &Instance, opts: &PlanOptions) -> Result<Planned, LpError> {
             Planned {
                 schedule: list_schedule(inst, &order),
                 lp: Some(r),
+                ls: None,
+            }
+        }
+        Algorithm::MarsLs => {
+            let r = coge(inst, &opts.coge)?;
+            let order = middle_order(inst, &r.start);
+            let found = improve(inst, &order, &opts.ls);
+            Planned {
+                schedule: found.schedule.clone(),
+                lp: Some(r),
+                ls: Some(found),
             }
         }
         Algorithm::TMars => {
@@ -133,6 +159,7 @@ pub fn plan(inst: &Instance, opts: &PlanOptions) -> Result<Planned, LpError> {
             Planned {
                 schedule: t_mars(inst, &c, opts.intervals),
                 lp: Some(r),
+                ls: None,
             }
         }
         Algorithm::Mares | Algorithm::HMares => {
@@ -153,6 +180,7 @@ pub fn plan(inst: &Instance, opts: &PlanOptions) -> Result<Planned, LpError> {
             Planned {
                 schedule: fixed_sequences(inst, &assign, &order),
                 lp: Some(r),
+                ls: None,
             }
         }
         Algorithm::Huwf => {
@@ -180,5 +208,9 @@ pub fn plan(inst: &Instance, opts: &PlanOptions) -> Result<Planned, LpError> {
 }
 
 fn plain(schedule: Schedule) -> Planned {
-    Planned { schedule, lp: None }
+    Planned {
+        schedule,
+        lp: None,
+        ls: None,
+    }
 }

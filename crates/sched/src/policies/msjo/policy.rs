@@ -2,6 +2,7 @@
 //! plan on heartbeats.
 
 use super::coge::CogeOptions;
+use super::improve::{LsOptions, DEFAULT_EVALUATIONS};
 use super::instance::{machines_of, Instance, Schedule};
 use super::listsched::Intervals;
 use super::planner::{plan, Algorithm, PlanOptions};
@@ -19,7 +20,7 @@ use std::sync::Arc;
 #[derive(Deserialize, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct MsjoOptions {
-    /// mars, t-mars, mares, h-mares, huwf, hjwf, stf, htwf.
+    /// mars, mars-ls, t-mars, mares, h-mares, huwf, hjwf, stf, htwf.
     pub algorithm: Algorithm,
     /// Stop threshold of every LP (seed 001 uses 0.3).
     #[serde(default = "default_epsilon")]
@@ -35,9 +36,13 @@ pub struct MsjoOptions {
     /// p x (1 + U(-e, e)) (at least 1% of p) and runs for its true p.
     #[serde(default)]
     pub prediction_error: f64,
-    /// Seed of the prediction errors.
+    /// Seed of the prediction errors and of MarS+LS's moves.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// MarS+LS: most list schedules the local search evaluates per plan
+    /// (0 or 1: MarS's own schedule only).
+    #[serde(default = "default_ls_evaluations")]
+    pub ls_evaluations: usize,
     /// T-MarS intervals: `analysed` (Algorithm 3) or `packed`.
     #[serde(default)]
     pub intervals: IntervalsOpt,
@@ -63,6 +68,9 @@ fn default_rounds() -> usize {
 fn default_seed() -> u64 {
     1
 }
+fn default_ls_evaluations() -> usize {
+    DEFAULT_EVALUATIONS
+}
 
 impl MsjoOptions {
     /// Defaults for `algorithm`.
@@ -74,6 +82,7 @@ impl MsjoOptions {
             batch_interval_s: None,
             prediction_error: 0.0,
             seed: default_seed(),
+            ls_evaluations: default_ls_evaluations(),
             intervals: IntervalsOpt::Analysed,
         }
     }
@@ -99,6 +108,10 @@ impl Msjo {
         let mut plan_opts = PlanOptions::new(opts.algorithm);
         plan_opts.coge.epsilon = opts.epsilon;
         plan_opts.coge.max_rounds = opts.max_rounds.max(1);
+        plan_opts.ls = LsOptions {
+            evaluations: opts.ls_evaluations,
+            seed: opts.seed,
+        };
         plan_opts.intervals = match opts.intervals {
             IntervalsOpt::Analysed => Intervals::Analysed,
             IntervalsOpt::Packed => Intervals::Packed,
@@ -194,6 +207,11 @@ impl Msjo {
             self.stats.insert("lp_rounds".into(), r.rounds as f64);
             *self.stats.entry("lp_cuts".into()).or_default() += r.cuts as f64;
             self.stats.insert("lp_violated".into(), r.violated as f64);
+        }
+        if let Some(ls) = &planned.ls {
+            *self.stats.entry("ls_evaluations".into()).or_default() += ls.evaluations as f64;
+            *self.stats.entry("ls_accepted".into()).or_default() += ls.accepted as f64;
+            self.stats.insert("ls_initial_twjct_s".into(), ls.initial);
         }
         self.follower
             .replace(to_plan(inst, &planned.schedule, &self.machines));
@@ -350,7 +368,7 @@ pub fn info() -> PolicyInfo {
     PolicyInfo {
         name: "msjo",
         about:
-            "seed 001 MSJO planners: MarS, T-MarS, MARES, H-MARES, HUWF, HJWF, STF, HTWF, SO-MarS",
+            "seed 001 MSJO planners: MarS, MarS+LS (ours), T-MarS, MARES, H-MARES, HUWF, HJWF, STF, HTWF, SO-MarS",
         build,
     }
 }
@@ -362,6 +380,11 @@ pub fn presets() -> Vec<Preset> {
             name: "mars",
             about: "MarS: COGE LP (epsilon 0.3) + list scheduling by LP middle finish time",
             toml: "policy = \"msjo\"\n[msjo]\nalgorithm = \"mars\"\n",
+        },
+        Preset {
+            name: "mars+ls",
+            about: "ours, beyond the paper: MarS + local search over its list order and machine rule (2,000 list schedules)",
+            toml: "policy = \"msjo\"\n[msjo]\nalgorithm = \"mars-ls\"\n",
         },
         Preset {
             name: "t-mars",

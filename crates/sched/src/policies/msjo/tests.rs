@@ -2,8 +2,9 @@
 //! every plan, and the policy inside a cluster state.
 
 use super::coge::{coge, middle_order, pgc_violations, CogeOptions};
+use super::improve::{improve, LsOptions};
 use super::instance::{Instance, Schedule};
-use super::listsched::{list_schedule, t_mars, Intervals};
+use super::listsched::{list_schedule, list_schedule_placed, t_mars, Intervals, Placement};
 use super::planner::{plan, Algorithm, PlanOptions};
 use super::tasklp::{task_relaxation, Cuts, Objective, TaskLpOptions};
 use proptest::prelude::*;
@@ -170,6 +171,113 @@ proptest! {
             }
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// MarS+LS starts from MarS's list schedule and accepts strict
+    /// improvements only: never worse, always feasible (releases, machine
+    /// free times, reduces after their maps plus delays, one task per
+    /// machine), and the same plan for the same seed.
+    #[test]
+    fn local_search_never_loses_to_mars_and_is_deterministic(
+        inst in small(),
+        seed in 0u64..1_000,
+        evaluations in 1usize..300,
+    ) {
+        let r = coge(&inst, &CogeOptions { max_rounds: 4, ..Default::default() }).unwrap();
+        let order = middle_order(&inst, &r.start);
+        let mars = list_schedule(&inst, &order).twjct(&inst);
+        let opts = LsOptions { evaluations, seed };
+        let a = improve(&inst, &order, &opts);
+        prop_assert!(a.schedule.check(&inst).is_ok(), "{:?}", a.schedule.check(&inst));
+        prop_assert!((a.initial - mars).abs() <= 1e-9 * mars.max(1.0));
+        prop_assert!(a.value <= mars + 1e-9 * mars.max(1.0), "LS {} > MarS {}", a.value, mars);
+        prop_assert!((a.schedule.twjct(&inst) - a.value).abs() <= 1e-9 * a.value.max(1.0));
+        prop_assert!(a.evaluations <= evaluations.max(1));
+        // The returned order and rule reproduce the returned schedule.
+        prop_assert_eq!(&list_schedule_placed(&inst, &a.order, a.placement), &a.schedule);
+        let b = improve(&inst, &order, &opts);
+        prop_assert_eq!(&a.order, &b.order);
+        prop_assert_eq!(&a.schedule, &b.schedule);
+        // A larger budget continues the same search, so it is no worse.
+        let c = improve(&inst, &order, &LsOptions { evaluations: evaluations + 100, seed });
+        prop_assert!(c.value <= a.value + 1e-9 * a.value.max(1.0));
+    }
+}
+
+#[test]
+fn local_search_swaps_a_heavy_short_job_ahead() {
+    // One machine, both jobs released at 0. MarS's order puts the light
+    // long job A (weight 1, 10 s) first: A ends at 10, B (weight 10, 1 s)
+    // at 11, TWJCT 1 x 10 + 10 x 11 = 120. Swapping them: B ends at 1, A
+    // at 11, TWJCT 10 x 1 + 1 x 11 = 21, the optimum.
+    let mut inst = Instance::new(1);
+    let a = inst.add_job(0.0, 1.0, &[10.0], &[], 0.0);
+    let b = inst.add_job(0.0, 10.0, &[1.0], &[], 0.0);
+    let (ta, tb) = (inst.jobs[a].maps[0], inst.jobs[b].maps[0]);
+    let found = improve(&inst, &[ta, tb], &LsOptions::default());
+    assert_eq!(found.initial, 120.0);
+    assert_eq!(found.value, 21.0);
+    assert_eq!(found.order, vec![tb, ta]);
+    assert_eq!(
+        (found.schedule.start[tb], found.schedule.start[ta]),
+        (0.0, 1.0)
+    );
+    // With a budget of one evaluation the search is MarS itself.
+    let none = improve(
+        &inst,
+        &[ta, tb],
+        &LsOptions {
+            evaluations: 1,
+            seed: 1,
+        },
+    );
+    assert_eq!(none.value, 120.0);
+}
+
+#[test]
+fn best_fit_keeps_the_early_machine_for_the_next_tasks() {
+    // Two machines, list A-map, A-reduce, B-map, C-map, all released at 0.
+    // A's 1 s map has a 10 s delay, so its 1 s reduce waits until 11.
+    // Earliest free: the reduce takes the idle machine 1 (until 12), so B
+    // (5 s) starts at 1 on machine 0 and C (5 s) at 6, ending at 11.
+    // Best fit: the reduce goes behind A's map on machine 0 (free at 1 <=
+    // 11), B starts at 0 on machine 1 and C at 5, ending at 10.
+    let mut inst = Instance::new(2);
+    let a = inst.add_job(0.0, 1.0, &[1.0], &[1.0], 10.0);
+    let b = inst.add_job(0.0, 1.0, &[5.0], &[], 0.0);
+    let c = inst.add_job(0.0, 1.0, &[5.0], &[], 0.0);
+    let (am, ar) = (inst.jobs[a].maps[0], inst.jobs[a].reduces[0]);
+    let (tb, tc) = (inst.jobs[b].maps[0], inst.jobs[c].maps[0]);
+    let order = [am, ar, tb, tc];
+    let early = list_schedule_placed(&inst, &order, Placement::EarliestFree);
+    let best = list_schedule_placed(&inst, &order, Placement::BestFit);
+    assert!(early.check(&inst).is_ok() && best.check(&inst).is_ok());
+    assert_eq!(early, list_schedule(&inst, &order));
+    assert_eq!(
+        (early.start[ar], early.start[tb], early.start[tc]),
+        (11.0, 1.0, 6.0)
+    );
+    assert_eq!(
+        (best.start[ar], best.start[tb], best.start[tc]),
+        (11.0, 0.0, 5.0)
+    );
+    assert_eq!(best.machine[ar], best.machine[am]);
+    assert_eq!(early.twjct(&inst), 12.0 + 6.0 + 11.0);
+    assert_eq!(best.twjct(&inst), 12.0 + 5.0 + 10.0);
+    // The search tries the rule first and keeps it.
+    let found = improve(
+        &inst,
+        &order,
+        &LsOptions {
+            evaluations: 2,
+            seed: 1,
+        },
+    );
+    assert_eq!(found.placement, Placement::BestFit);
+    assert_eq!(found.value, 27.0);
 }
 
 #[test]
