@@ -62,6 +62,19 @@ if [ -s "$scratch/failed" ]; then
   done <"$scratch/failed"
   status=1
 fi
+# Wall-clock figures (run and planning times) vary from run to run; the
+# reports mark them with <!-- wall clock --> ... <!-- /wall clock -->, and
+# they are left out of the comparison. Everything else must match byte
+# for byte.
+comparable() {
+  perl -0pe 's/<!-- wall clock -->.*?<!-- \/wall clock -->//gs' "$1"
+}
+same() {
+  case "$1" in
+    *.md) cmp -s <(comparable "$1") <(comparable "$2") ;;
+    *) cmp -s "$1" "$2" ;;
+  esac
+}
 stale=()
 for n in "${names[@]}"; do
   [ -d "$scratch/$n" ] || continue
@@ -69,10 +82,10 @@ for n in "${names[@]}"; do
     b=$(basename "$f")
     if [ ! -f "$committed/$b" ]; then
       stale+=("$b (not committed)")
-    elif ! cmp -s "$f" "$committed/$b"; then
+    elif ! same "$f" "$committed/$b"; then
       stale+=("$b")
       case "$b" in
-        *.md) diff -u "$committed/$b" "$f" | head -n 40 || true ;;
+        *.md) diff -u <(comparable "$committed/$b") <(comparable "$f") | head -n 40 || true ;;
       esac
     fi
   done

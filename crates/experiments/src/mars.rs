@@ -320,6 +320,14 @@ fn bounded_sweep(
     })
 }
 
+/// Markers around wall-clock figures (run and planning times): they vary
+/// from run to run and machine to machine, so `scripts/check-reproductions.sh`
+/// compares a report with these spans taken out. HTML comments: invisible
+/// in the rendered report.
+const WALL_OPEN: &str = "<!-- wall clock -->";
+/// End of a wall-clock span.
+const WALL_CLOSE: &str = "<!-- /wall clock -->";
+
 /// The reading's paragraph on ours, computed from the sweep: how MarS+LS
 /// compares with `base` and what the search costs in run time.
 fn ours_reading(sw: &Sweep, times: &Sweep, base: &str) -> String {
@@ -327,7 +335,7 @@ fn ours_reading(sw: &Sweep, times: &Sweep, base: &str) -> String {
     format!(
         "{OURS} is not in the paper: MarS's list schedule improved by a local search over the list order and the machine rule \
 ({DEFAULT_EVALUATIONS} list schedules per plan, docs/policies/msjo.md). {cmp}; its mean ratio over the sweep is {o:.3} against {b:.3} for {base}. \
-A run (plan and simulation) takes {to:.2} s on average against {tb:.2} s for {base}{cost}.",
+{WALL_OPEN}A run (plan and simulation) takes {to:.2} s on average against {tb:.2} s for {base}{cost}.{WALL_CLOSE}",
         cost = if to > tb {
             format!(", so the search adds about {:.2} s per run", to - tb)
         } else {
@@ -342,7 +350,7 @@ A run (plan and simulation) takes {to:.2} s on average against {tb:.2} s for {ba
 /// The run-time table of `base` and `ours`.
 fn time_table(times: &Sweep, base: &'static str, ours: &'static str, xname: &str) -> String {
     format!(
-        "Run time, s (plan and simulation, wall clock on the machine that made this report; mean [min, max] over seeds):\n\n{}",
+        "{WALL_OPEN}\nRun time, s (plan and simulation, wall clock on the machine that made this report; mean [min, max] over seeds):\n\n{}{WALL_CLOSE}\n",
         times.only(&[base, ours]).table(xname)
     )
 }
@@ -465,7 +473,7 @@ fn goal_section(
             let o = sw.mean(OURS, i);
             format!(
                 "at {x} jobs {OURS} averages {o:.3} (MarS {m:.3}), {verdict} the goal of staying below {GOAL_RATIO}; \
-planning takes {lp:.2} s of COGE plus {ls:.2} s of search",
+{WALL_OPEN}planning takes {lp:.2} s of COGE plus {ls:.2} s of search{WALL_CLOSE}",
                 m = sw.mean("MarS", i),
                 verdict = if o < GOAL_RATIO { "meeting" } else { "missing" },
                 lp = sw.mean(lp_col, i),
@@ -476,7 +484,7 @@ planning takes {lp:.2} s of COGE plus {ls:.2} s of search",
     Ok(format!(
         "## {OURS} over {ns} seed(s)\n\nThe same random scenario on 50 machines, seeds {s0}-{s1}; the ratios come from the simulator as above, \
 the planning times (wall clock) from planning the same instance outside it: COGE (epsilon 0.3) and the search ({DEFAULT_EVALUATIONS} list schedules).\n\n\
-{table}\nOver {ns} seed(s), {lines}. The ratio is against COGE's value at epsilon 0.3, a bound that is not tight on these heavily loaded \
+{WALL_OPEN}\n{table}{WALL_CLOSE}\n\nOver {ns} seed(s), {lines}. The ratio is against COGE's value at epsilon 0.3, a bound that is not tight on these heavily loaded \
 instances, so part of what remains is the bound's own gap.\n\n",
         ns = seeds.len(),
         s0 = seeds[0],
@@ -910,7 +918,7 @@ arrived and are not finished (pending tasks; machines busy until their running t
 SO-MarS is second, ahead of HJWF (1.67 -> 1.89) at every interval but 90 s and of MARES (2.02-2.24) everywhere. Each batch plans only what has \
 arrived and runs it in plan order, so jobs arriving during a batch wait for the next plan while nodes finish the old one; the paper does not \
 say how SO-MarS combines consecutive plans.\n\n{SO_OURS} is not in the paper: every batch plan of SO-MarS improved by the local search of `mars+ls` \
-({DEFAULT_EVALUATIONS} list schedules per plan). {cmp}; over the sweep {o:.3} against {b:.3}. A run takes {to:.2} s against {tb:.2} s for SO-MarS.\n\n{ttable}\n",
+({DEFAULT_EVALUATIONS} list schedules per plan). {cmp}; over the sweep {o:.3} against {b:.3}. {WALL_OPEN}A run takes {to:.2} s against {tb:.2} s for SO-MarS.{WALL_CLOSE}\n\n{ttable}\n",
         cmp = sw.compare(SO_OURS, "SO-MarS"),
         o = sw.overall(SO_OURS),
         b = sw.overall("SO-MarS"),
