@@ -11,6 +11,13 @@
 //! A plan may name jobs that have not been submitted yet (offline planners
 //! that know the job set ahead): a node whose queue head is such a job
 //! waits for it.
+//!
+//! A work-conserving follower (`work_conserving`) never leaves a slot idle
+//! while some planned task could run: when its queue head cannot start, a
+//! node takes the first task of its own queue that can, else the one with
+//! the earliest planned start among the first few of every other queue.
+//! Seed 001's Hadoop implementation assigns a task "if a machine is idle"
+//! (§6.1); its simulations follow the plan (§5), which stays the default.
 
 use mrsched_model::{JobId, NodeId, TaskKind, Time};
 use mrsched_state::{AttemptStatus, ClusterState, JobStatus, Launch, StateEvent, TaskStatus};
@@ -66,12 +73,22 @@ pub struct PlanFollower {
     plan: Plan,
     /// Respect `not_before` (a timed plan) or only the order.
     pub timed: bool,
+    /// Run another planned task when the queue head cannot start.
+    pub work_conserving: bool,
 }
+
+/// How many entries of each other node's queue a work-conserving node
+/// looks at for a task to take (bounds the cost of an idle heartbeat).
+const STEAL_DEPTH: usize = 8;
 
 impl PlanFollower {
     /// Follow `plan`; with `timed`, tasks also wait for their planned start.
     pub fn new(plan: Plan, timed: bool) -> PlanFollower {
-        PlanFollower { plan, timed }
+        PlanFollower {
+            plan,
+            timed,
+            work_conserving: false,
+        }
     }
 
     /// The plan still to run.
@@ -84,8 +101,73 @@ impl PlanFollower {
         self.plan = plan;
     }
 
-    /// The next launch for `node`, if its queue head can start now.
+    /// The next launch for `node`: its queue head if that can start now;
+    /// when it cannot and the follower is work-conserving, another planned
+    /// task that can.
     pub fn next(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        let head = self.next_in_order(st, node);
+        if head.is_some() || !self.work_conserving {
+            return head;
+        }
+        self.next_any(st, node)
+    }
+
+    /// Whether planned task `t` can start on `node` now, ignoring its
+    /// place in the queue and its planned start.
+    fn can_start(st: &ClusterState, node: NodeId, t: &PlannedTask) -> bool {
+        let Some(job) = st.get_job(t.job) else {
+            return false;
+        };
+        if job.status != JobStatus::Running {
+            return false;
+        }
+        match t.kind {
+            TaskKind::Map => {
+                job.maps[t.index as usize].status == TaskStatus::Pending
+                    && st.free_map_slots(node) > 0
+            }
+            TaskKind::Reduce => {
+                job.reduces_ready
+                    && job.reduces[t.index as usize].status == TaskStatus::Pending
+                    && st.free_reduce_slots(node) > 0
+            }
+        }
+    }
+
+    /// Work-conserving step: the first startable task of `node`'s own
+    /// queue, else the startable task with the earliest planned start among
+    /// the first `STEAL_DEPTH` of every other queue (ties: lower node).
+    fn next_any(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        let own = &self.plan.queues[node.idx()];
+        let pick = match own.iter().position(|t| Self::can_start(st, node, t)) {
+            Some(i) => Some((node.idx(), i)),
+            None => self
+                .plan
+                .queues
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| *n != node.idx())
+                .flat_map(|(n, q)| {
+                    q.iter()
+                        .take(STEAL_DEPTH)
+                        .enumerate()
+                        .map(move |(i, t)| (n, i, t))
+                })
+                .filter(|(_, _, t)| Self::can_start(st, node, t))
+                .min_by_key(|(n, i, t)| (t.not_before, *n, *i))
+                .map(|(n, i, _)| (n, i)),
+        };
+        let (n, i) = pick?;
+        let t = self.plan.queues[n].remove(i)?;
+        Some(match t.kind {
+            TaskKind::Map => Launch::map(t.job, t.index),
+            TaskKind::Reduce => Launch::reduce(t.job, t.index),
+        })
+    }
+
+    /// The next launch for `node` in plan order, if its queue head can
+    /// start now.
+    fn next_in_order(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
         let q = self.plan.queues.get_mut(node.idx())?;
         while let Some(head) = q.front().copied() {
             // A planned job that has not arrived (or not been admitted) yet:

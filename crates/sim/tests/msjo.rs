@@ -66,3 +66,45 @@ fn prediction_error_still_finishes() {
         .report();
     assert_eq!(r.summary.succeeded, 5);
 }
+
+#[test]
+fn work_conserving_follower_finishes_every_job_once_above_the_bound() {
+    use mrsched_sched::policies::msjo::FollowerOpt;
+    let c = catalog::cluster("unified-50").unwrap();
+    for seed in 1..=3 {
+        let w = msjo(
+            seed,
+            &MsjoParams {
+                jobs: 8,
+                ..Default::default()
+            },
+        );
+        let lb = lower_bound(&w, &c).unwrap().unwrap().objective;
+        let mut idle = Vec::new();
+        for follower in [FollowerOpt::Planned, FollowerOpt::WorkConserving] {
+            let mut o = MsjoOptions::new(Algorithm::Mars);
+            o.prediction_error = 1.0;
+            o.seed = seed;
+            o.follower = follower;
+            let mut s = Msjo::new(&c, o);
+            let out = simulate(&c, &w, &mut s, &SimOptions::default()).unwrap();
+            let r = out.report();
+            assert_eq!(r.summary.succeeded, 8, "{follower:?} seed {seed}");
+            for j in &r.jobs {
+                assert_eq!(j.status, mrsched_state::JobStatus::Succeeded);
+            }
+            let twjct = r.summary.total_weighted_completion_s;
+            assert!(twjct >= lb * (1.0 - 1e-9), "{follower:?}: {twjct} < {lb}");
+            idle.push(r.summary.makespan_s);
+        }
+        // Never idle while a planned task could run: with wrong planning
+        // times the last task ends no later than when nodes wait for their
+        // planned successors (makespans within one task length of noise).
+        assert!(
+            idle[1] <= idle[0] * 1.05,
+            "seed {seed}: work-conserving makespan {} vs planned {}",
+            idle[1],
+            idle[0]
+        );
+    }
+}

@@ -40,7 +40,7 @@ pub mod planner;
 mod policy;
 pub mod tasklp;
 
-pub use policy::{info, presets, Msjo, MsjoOptions};
+pub use policy::{info, presets, FollowerOpt, Msjo, MsjoOptions};
 
 use coge::{CogeOptions, Relaxation};
 use instance::Instance;

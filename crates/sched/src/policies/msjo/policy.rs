@@ -46,6 +46,23 @@ pub struct MsjoOptions {
     /// T-MarS intervals: `analysed` (Algorithm 3) or `packed`.
     #[serde(default)]
     pub intervals: IntervalsOpt,
+    /// How nodes follow the plan: `planned` (each node waits for its next
+    /// planned task, as the paper's simulations, §5) or `work-conserving`
+    /// (an idle node runs another planned task that can start, as its
+    /// Hadoop implementation, §6.1).
+    #[serde(default)]
+    pub follower: FollowerOpt,
+}
+
+/// `follower` option values.
+#[derive(Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FollowerOpt {
+    /// Each node runs its own queue in order.
+    #[default]
+    Planned,
+    /// Never idle while a planned task could run.
+    WorkConserving,
 }
 
 /// `intervals` option values.
@@ -84,6 +101,7 @@ impl MsjoOptions {
             seed: default_seed(),
             ls_evaluations: default_ls_evaluations(),
             intervals: IntervalsOpt::Analysed,
+            follower: FollowerOpt::Planned,
         }
     }
 }
@@ -121,8 +139,10 @@ impl Msjo {
         let timed =
             opts.algorithm == Algorithm::TMars && plan_opts.intervals == Intervals::Analysed;
         let machines = machines_of(cluster);
+        let mut follower = PlanFollower::new(Plan::new(cluster.nodes.len()), timed);
+        follower.work_conserving = opts.follower == FollowerOpt::WorkConserving;
         Msjo {
-            follower: PlanFollower::new(Plan::new(cluster.nodes.len()), timed),
+            follower,
             opts,
             plan_opts,
             machines,
