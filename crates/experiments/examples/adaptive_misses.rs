@@ -10,49 +10,17 @@
 //! the environment, one line per such job. The finding is
 //! written up in `docs/policies/adaptive.md`.
 
-use mrsched_experiments::adaptive_common::{run_one, workload, SCHEDULERS};
+use mrsched_experiments::adaptive_common::{run_one, workload, CycleRecorder, SCHEDULERS};
 use mrsched_experiments::{adaptive_exp2, adaptive_exp3, ExpError};
 use mrsched_metrics::Report;
-use mrsched_model::{cost, Cluster, JobId, NodeId, Time, Workload};
+use mrsched_model::{cost, Cluster, JobId, Time, Workload};
 use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions, CycleEntry};
-use mrsched_sched::{Action, Scheduler};
 use mrsched_sim::{simulate, SimOptions};
-use mrsched_state::{ClusterState, Launch, StateEvent};
 use mrsched_workload::catalog;
 use std::collections::HashMap;
 
 /// Every control cycle of one run: its time and every job's entry.
 type Cycles = Vec<(Time, Vec<CycleEntry>)>;
-
-/// Delegates to the adaptive scheduler and keeps every control cycle.
-struct Recorder {
-    inner: Adaptive,
-    cycles: Cycles,
-}
-
-impl Scheduler for Recorder {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
-        self.inner.on_event(st, ev)
-    }
-    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
-        self.inner.assign(st, node)
-    }
-    fn next_timer(&self) -> Option<Time> {
-        self.inner.next_timer()
-    }
-    fn on_timer(&mut self, st: &ClusterState) -> Vec<Action> {
-        let before = self.inner.cycles();
-        let a = self.inner.on_timer(st);
-        if self.inner.cycles() > before {
-            self.cycles
-                .push((st.now(), self.inner.last_cycle().to_vec()));
-        }
-        a
-    }
-}
 
 fn setting(name: &str, seed: u64) -> Result<(Cluster, Workload), ExpError> {
     let alone = catalog::cluster("shared-100").map_err(|e| ExpError(e.to_string()))?;
@@ -112,10 +80,7 @@ fn main() -> Result<(), ExpError> {
             };
             match opts {
                 Some(o) => {
-                    let mut r = Recorder {
-                        inner: Adaptive::new(o, &cluster),
-                        cycles: Vec::new(),
-                    };
+                    let mut r = CycleRecorder::new(Adaptive::new(o, &cluster));
                     let sim = SimOptions {
                         seed,
                         ..Default::default()

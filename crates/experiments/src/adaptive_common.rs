@@ -792,3 +792,54 @@ family on the slots no goal job asks for, and none of them abandons a job.";
 
 #[cfg(test)]
 mod bound_tests;
+
+/// An adaptive scheduler that keeps every control cycle it ran (time and
+/// per-job entries), for experiments that look inside the decisions; it
+/// delegates everything else, so the run is the scheduler's own.
+pub struct CycleRecorder {
+    /// The scheduler.
+    pub inner: mrsched_sched::policies::adaptive::Adaptive,
+    /// Each control cycle: when, and what it decided per job.
+    pub cycles: Vec<(
+        mrsched_model::Time,
+        Vec<mrsched_sched::policies::adaptive::CycleEntry>,
+    )>,
+}
+
+impl CycleRecorder {
+    /// Record `inner`'s cycles.
+    pub fn new(inner: mrsched_sched::policies::adaptive::Adaptive) -> CycleRecorder {
+        CycleRecorder {
+            inner,
+            cycles: Vec::new(),
+        }
+    }
+}
+
+impl mrsched_sched::Scheduler for CycleRecorder {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn on_event(&mut self, st: &mrsched_state::ClusterState, ev: &mrsched_state::StateEvent) {
+        self.inner.on_event(st, ev)
+    }
+    fn assign(
+        &mut self,
+        st: &mrsched_state::ClusterState,
+        node: mrsched_model::NodeId,
+    ) -> Option<mrsched_state::Launch> {
+        self.inner.assign(st, node)
+    }
+    fn next_timer(&self) -> Option<mrsched_model::Time> {
+        self.inner.next_timer()
+    }
+    fn on_timer(&mut self, st: &mrsched_state::ClusterState) -> Vec<mrsched_sched::Action> {
+        let before = self.inner.cycles();
+        let a = self.inner.on_timer(st);
+        if self.inner.cycles() > before {
+            self.cycles
+                .push((st.now(), self.inner.last_cycle().to_vec()));
+        }
+        a
+    }
+}

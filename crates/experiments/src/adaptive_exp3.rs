@@ -8,20 +8,18 @@
 use crate::adaptive_common::{
     bound_against, bound_reading, capacity_timeline, compare, distance_cdf, jobs, label,
     more_or_fewer, run_one, seeds, setup_text, shared_with, sweep_chart, sweep_json, sweep_reading,
-    sweep_table, table, BoundMeasures, Measures, SweepPoint, SCHEDULERS,
+    sweep_table, table, BoundMeasures, CycleRecorder, Measures, SweepPoint, SCHEDULERS,
 };
 use crate::common::{figure_path, md_table, write_markdown};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_model::rng::{hash_words, unit_from_hash};
-use mrsched_model::{Cluster, JobId, NodeId, Time, Workload};
+use mrsched_model::{Cluster, JobId, Time, Workload};
 use mrsched_sched::policies::adaptive::bound::goal_bound;
 use mrsched_sched::policies::adaptive::capacity::CapacityCurve;
 use mrsched_sched::policies::adaptive::predict::{accuracy, Prediction};
-use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions, CycleEntry};
-use mrsched_sched::{Action, Scheduler};
+use mrsched_sched::policies::adaptive::{Adaptive, AdaptiveOptions};
 use mrsched_sim::{simulate, SimOptions};
-use mrsched_state::{ClusterState, Launch, StateEvent};
 use mrsched_workload::catalog;
 use mrsched_workload::goals::{goal_mix, GoalMixParams};
 use mrsched_workload::WorkloadBuilder;
@@ -61,35 +59,6 @@ fn two_jobs(a_goal_s: u64) -> Workload {
     a.goal = Some(Time::from_secs(a_goal_s - 30));
     a.expected_map = Some(Time::from_secs(21));
     b.build()
-}
-
-/// Delegates to the adaptive scheduler and keeps its first control cycle
-/// that sees both jobs.
-struct FirstCycle {
-    inner: Adaptive,
-    seen: Vec<CycleEntry>,
-}
-
-impl Scheduler for FirstCycle {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
-        self.inner.on_event(st, ev)
-    }
-    fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
-        self.inner.assign(st, node)
-    }
-    fn next_timer(&self) -> Option<Time> {
-        self.inner.next_timer()
-    }
-    fn on_timer(&mut self, st: &ClusterState) -> Vec<Action> {
-        let a = self.inner.on_timer(st);
-        if self.seen.is_empty() && self.inner.last_cycle().len() == 2 {
-            self.seen = self.inner.last_cycle().to_vec();
-        }
-        a
-    }
 }
 
 const A_GOALS: [u64; 3] = [400, 500, 600];
@@ -157,12 +126,16 @@ fn anatomy(ctx: &ExpContext) -> Result<Anatomy, ExpError> {
                         "adaptive" => AdaptiveOptions::adaptive(),
                         _ => AdaptiveOptions::reverse_adaptive(),
                     };
-                    let mut f = FirstCycle {
-                        inner: Adaptive::new(o, &cluster),
-                        seen: Vec::new(),
-                    };
+                    let mut f = CycleRecorder::new(Adaptive::new(o, &cluster));
                     let out = simulate(&cluster, &w, &mut f, &opts).map_err(err)?;
-                    (out.state, f.inner.predictions().to_vec(), f.seen)
+                    // The first control cycle that sees both jobs.
+                    let first = f
+                        .cycles
+                        .iter()
+                        .find(|c| c.1.len() == 2)
+                        .map(|c| c.1.clone())
+                        .unwrap_or_default();
+                    (out.state, f.inner.predictions().to_vec(), first)
                 }
             };
             let (l, a) = (st.job(JobId(0)), st.job(JobId(1)));
