@@ -8,7 +8,51 @@
 
 use crate::delay::DelayScheduler;
 use mrsched_model::{JobId, Locality, NodeId};
-use mrsched_state::{ClusterState, Launch};
+use mrsched_state::{ClusterState, Launch, StateEvent};
+use std::collections::BTreeSet;
+
+/// A job order fixed when each job is admitted (FIFO's priority and submit
+/// time, EDF's absolute goal): jobs enter under their key on admission and
+/// leave when they end; ties go to the lower job id.
+#[derive(Debug)]
+pub struct KeyedOrder<K> {
+    jobs: BTreeSet<(K, JobId)>,
+    key: fn(&ClusterState, JobId) -> K,
+}
+
+impl<K: Ord + Copy> KeyedOrder<K> {
+    /// An empty order keyed by `key`.
+    pub fn new(key: fn(&ClusterState, JobId) -> K) -> KeyedOrder<K> {
+        KeyedOrder {
+            jobs: BTreeSet::new(),
+            key,
+        }
+    }
+
+    /// Follow admissions and job ends.
+    pub fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
+        match ev {
+            StateEvent::JobAdmitted(j) => {
+                self.jobs.insert(((self.key)(st, *j), *j));
+            }
+            StateEvent::JobEnded(j) => {
+                self.jobs.remove(&((self.key)(st, *j), *j));
+            }
+            _ => {}
+        }
+    }
+
+    /// Active jobs in order.
+    pub fn order(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.jobs.iter().map(|k| k.1)
+    }
+
+    /// The first job in order with a task for a free slot of `node`: its
+    /// most local map, else a reduce (no waiting for locality).
+    pub fn assign(&self, st: &ClusterState, node: NodeId) -> Option<Launch> {
+        first_map(st, node, self.order(), None).or_else(|| first_reduce(st, node, self.order()))
+    }
+}
 
 /// The first map launch for `node` from `order`, most local task of the
 /// first job that has one within its allowed level. Without a delay

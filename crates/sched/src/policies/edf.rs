@@ -11,13 +11,12 @@
 //! while some job has a task for it), never preempts, and takes each job's
 //! most local pending map, as FIFO does.
 
-use crate::assign::{first_map, first_reduce};
+use crate::assign::KeyedOrder;
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
 use crate::scheduler::Scheduler;
 use mrsched_model::{Cluster, InputErrors, JobId, NodeId, Time};
 use mrsched_state::{ClusterState, Launch, StateEvent};
 use serde::Deserialize;
-use std::collections::BTreeSet;
 
 /// EDF has no options (the table, if present, must be empty).
 #[derive(Deserialize, Default)]
@@ -25,9 +24,17 @@ use std::collections::BTreeSet;
 struct EdfOptions {}
 
 /// The EDF scheduler.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Edf {
-    order: BTreeSet<(Time, Time, JobId)>,
+    order: KeyedOrder<(Time, Time)>,
+}
+
+impl Default for Edf {
+    fn default() -> Edf {
+        Edf {
+            order: KeyedOrder::new(Edf::key),
+        }
+    }
 }
 
 impl Edf {
@@ -37,15 +44,15 @@ impl Edf {
     }
 
     /// Service key: absolute goal (best effort: after every goal), then
-    /// submission, then id.
-    fn key(st: &ClusterState, j: JobId) -> (Time, Time, JobId) {
+    /// submission (then id).
+    fn key(st: &ClusterState, j: JobId) -> (Time, Time) {
         let job = st.job(j);
-        (job.spec.abs_goal().unwrap_or(Time::MAX), job.submitted, j)
+        (job.spec.abs_goal().unwrap_or(Time::MAX), job.submitted)
     }
 
     /// Active jobs in service order.
     pub fn order(&self) -> impl Iterator<Item = JobId> + '_ {
-        self.order.iter().map(|k| k.2)
+        self.order.order()
     }
 }
 
@@ -55,19 +62,11 @@ impl Scheduler for Edf {
     }
 
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
-        match ev {
-            StateEvent::JobAdmitted(j) => {
-                self.order.insert(Edf::key(st, *j));
-            }
-            StateEvent::JobEnded(j) => {
-                self.order.remove(&Edf::key(st, *j));
-            }
-            _ => {}
-        }
+        self.order.on_event(st, ev);
     }
 
     fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
-        first_map(st, node, self.order(), None).or_else(|| first_reduce(st, node, self.order()))
+        self.order.assign(st, node)
     }
 
     /// EDF keeps no state between heartbeats: with nothing pending, a

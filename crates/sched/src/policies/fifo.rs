@@ -11,14 +11,13 @@
 //! computing limited to the slots, and at most as many copying reducers per
 //! job and node as the node has reduce slots.
 
-use crate::assign::{first_map, first_reduce};
+use crate::assign::KeyedOrder;
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
 use crate::scheduler::Scheduler;
 use mrsched_model::{Cluster, InputErrors, JobId, NodeId, Priority, Time};
 use mrsched_state::{ClusterState, Launch, StateEvent};
 use serde::Deserialize;
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
 
 /// FIFO's options.
 #[derive(Deserialize, Default)]
@@ -30,10 +29,19 @@ struct FifoOptions {
 }
 
 /// The FIFO scheduler.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Fifo {
-    order: BTreeSet<(Reverse<Priority>, Time, JobId)>,
+    order: KeyedOrder<(Reverse<Priority>, Time)>,
     ccs: bool,
+}
+
+impl Default for Fifo {
+    fn default() -> Fifo {
+        Fifo {
+            order: KeyedOrder::new(Fifo::key),
+            ccs: false,
+        }
+    }
 }
 
 impl Fifo {
@@ -50,14 +58,14 @@ impl Fifo {
         }
     }
 
-    fn key(st: &ClusterState, j: JobId) -> (Reverse<Priority>, Time, JobId) {
+    fn key(st: &ClusterState, j: JobId) -> (Reverse<Priority>, Time) {
         let job = st.job(j);
-        (Reverse(job.spec.priority), job.submitted, j)
+        (Reverse(job.spec.priority), job.submitted)
     }
 
     /// Jobs in service order.
     pub fn order(&self) -> impl Iterator<Item = JobId> + '_ {
-        self.order.iter().map(|k| k.2)
+        self.order.order()
     }
 }
 
@@ -71,19 +79,11 @@ impl Scheduler for Fifo {
     }
 
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
-        match ev {
-            StateEvent::JobAdmitted(j) => {
-                self.order.insert(Fifo::key(st, *j));
-            }
-            StateEvent::JobEnded(j) => {
-                self.order.remove(&Fifo::key(st, *j));
-            }
-            _ => {}
-        }
+        self.order.on_event(st, ev);
     }
 
     fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
-        first_map(st, node, self.order(), None).or_else(|| first_reduce(st, node, self.order()))
+        self.order.assign(st, node)
     }
 
     /// FIFO keeps no state between heartbeats: with nothing pending, a
