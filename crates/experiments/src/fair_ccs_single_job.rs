@@ -12,7 +12,7 @@
 //! so that the standard run lasts the paper's 12.9 minutes (two probe runs,
 //! linear interpolation). The gain is then the model's prediction.
 
-use crate::common::{f, figure_path, md_table, mean, rerun_line, run_toml, write_markdown};
+use crate::common::{f, figure_path, finish, md_table, mean, rerun_line, run_toml};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{bar_chart, Series};
 use mrsched_model::workload::CostParams;
@@ -222,18 +222,18 @@ the gain grows with the copy time, that is, as the uplink shrinks.\n",
         n = seeds.len(),
         rerun = rerun_line(ctx, EXPERIMENT.name),
     );
-    write_markdown(ctx, EXPERIMENT.name, &markdown)?;
-    Ok(ExpReport {
-        name: EXPERIMENT.name.into(),
+    finish(
+        ctx,
+        EXPERIMENT.name,
         markdown,
-        figures: vec![fig],
-        json: serde_json::json!({
+        vec![fig],
+        serde_json::json!({
             "minutes": {"standard": std_min, "split": ccs_min},
             "gain_pct": gain,
             "reduce_cpu_s_per_mb": cpu,
             "per_seed": runs,
         }),
-    })
+    )
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! on an idle cluster every node heartbeats within seconds, so a job that
 //! waits for a local slot waits little.
 
-use crate::common::{f, figure_path, md_table, mean, rerun_line, run_toml, write_markdown};
+use crate::common::{f, figure_path, finish, md_table, mean, rerun_line, run_toml};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{bar_chart, Series};
 use mrsched_model::workload::CostParams;
@@ -230,17 +230,17 @@ condition, each with its own seed (block placement and heartbeat phases).\n\n{ta
         MAPS as f64 * BLOCK_MB,
         rerun = rerun_line(ctx, EXPERIMENT.name),
     );
-    write_markdown(ctx, EXPERIMENT.name, &markdown)?;
-    Ok(ExpReport {
-        name: EXPERIMENT.name.into(),
+    finish(
+        ctx,
+        EXPERIMENT.name,
         markdown,
-        figures: vec![fig],
-        json: serde_json::json!({
+        vec![fig],
+        serde_json::json!({
             "response_s": {"without": resp[0], "with": resp[1]},
             "node_locality_pct": {"without": loc[0], "with": loc[1]},
             "welch_t": t,
         }),
-    })
+    )
 }
 
 #[cfg(test)]

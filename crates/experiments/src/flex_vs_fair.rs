@@ -8,7 +8,7 @@
 //! on every metric, so the table shows both what each FLEX run buys on its
 //! own metric and what it costs on the others.
 
-use crate::common::{f, figure_path, md_table, mean, rerun_line, run_toml, write_markdown};
+use crate::common::{f, figure_path, finish, md_table, mean, rerun_line, run_toml};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{bar_chart, Series};
 use mrsched_metrics::Report;
@@ -294,18 +294,18 @@ per user pool); each FLEX row optimises the metric in bold.\n\n{table}\n\
         n = seeds.len(),
         rerun = rerun_line(ctx, EXPERIMENT.name),
     );
-    write_markdown(ctx, EXPERIMENT.name, &markdown)?;
-    Ok(ExpReport {
-        name: EXPERIMENT.name.into(),
+    finish(
+        ctx,
+        EXPERIMENT.name,
         markdown,
-        figures: vec![ratio_fig],
-        json: serde_json::json!({
+        vec![ratio_fig],
+        serde_json::json!({
             "schedulers": SCHEDULERS.iter().map(|s| s.0).collect::<Vec<_>>(),
             "measures": MEASURES.iter().map(|m| m.name).collect::<Vec<_>>(),
             "values": values,
             "flex_beats_fair_on_own_metric": wins,
         }),
-    })
+    )
 }
 
 #[cfg(test)]
