@@ -12,7 +12,13 @@
 //! `R(pi, i) = (sum_{k<i} p)^2 / (2|M|) - (sum_{k<i} p^2) / 2`, builds the
 //! no-violation solution S^NV with ViolationOffset, and stops when no PGC is
 //! violated or `sum w C^LP >= (1 - epsilon) sum w C^NV`.
+//!
+//! On a re-plan (SO-MarS, §5.3) machines may still be busy: R(pi, i) is
+//! then the water-filling bound of [`Capacity`] (the PGC with each machine
+//! starting at its free time, still a valid lower bound), and every start
+//! is at least the earliest free time.
 
+use super::capacity::Capacity;
 use super::classes::{violated_prefixes, Classes};
 use super::instance::Instance;
 use super::lp::{default_backend, Cmp, CutPool, LpBackend, LpError, Var};
@@ -74,17 +80,15 @@ pub fn middle_order(inst: &Instance, start: &[f64]) -> Vec<usize> {
     order
 }
 
-/// R(pi, i) for a prefix with total p `sp` and total p^2 `sp2`.
-fn pgc_rhs(machines: usize, sp: f64, sp2: f64) -> f64 {
-    sp * sp / (2.0 * machines as f64) - sp2 / 2.0
-}
-
 /// The PGCs of `order` that `start` violates: `(prefix last position,
-/// R)`: PGC(pi, i) with i - 1 = position + 1 tasks in the prefix.
+/// R)`: PGC(pi, i) with i - 1 = position + 1 tasks in the prefix. R is
+/// `(sum p)^2 / (2|M|) - (sum p^2) / 2` when every machine is free at 0,
+/// and [`Capacity::start_rhs`] in general.
 pub fn pgc_violations(inst: &Instance, order: &[usize], start: &[f64]) -> Vec<(usize, f64)> {
+    let cap = Capacity::of(inst);
     violated_prefixes(
         order.iter().map(|&t| (1.0, inst.tasks[t].p, start[t])),
-        |sp, sp2| pgc_rhs(inst.machines, sp, sp2),
+        |sp, sp2| cap.start_rhs(sp, sp2),
     )
 }
 
@@ -97,6 +101,7 @@ pub fn pgc_violations(inst: &Instance, order: &[usize], start: &[f64]) -> Vec<(u
 /// from S^LP would count earlier shifts again (§4.2 text: "how much S^NV
 /// should increase").
 pub fn no_violation(inst: &Instance, order: &[usize], start: &[f64]) -> Vec<f64> {
+    let cap = Capacity::of(inst);
     let mut nv = start.to_vec();
     let (mut sp, mut sp2, mut sps, mut shift) = (0.0, 0.0, 0.0, 0.0);
     for &t in order {
@@ -105,7 +110,7 @@ pub fn no_violation(inst: &Instance, order: &[usize], start: &[f64]) -> Vec<f64>
         sp += p;
         sp2 += p * p;
         sps += p * nv[t];
-        let r = pgc_rhs(inst.machines, sp, sp2);
+        let r = cap.start_rhs(sp, sp2);
         if sps < r && p > 0.0 {
             let off = (r - sps) / p;
             shift += off;
@@ -146,10 +151,14 @@ struct JobLp {
     c: Vec<Var>,
 }
 
-fn build_job_lp(inst: &Instance, cls: &Classes) -> JobLp {
+fn build_job_lp(inst: &Instance, cls: &Classes, cap: &Capacity) -> JobLp {
     let mut lp = default_backend();
+    // No task starts before some machine is free (SO-MarS re-plans).
     let s: Vec<Var> = (0..cls.len())
-        .map(|k| lp.add_var(0.0, inst.tasks[cls.rep(k)].release, f64::INFINITY))
+        .map(|k| {
+            let lo = inst.tasks[cls.rep(k)].release.max(cap.earliest());
+            lp.add_var(0.0, lo, f64::INFINITY)
+        })
         .collect();
     let mut c = Vec::with_capacity(inst.jobs.len());
     for job in &inst.jobs {
@@ -182,7 +191,8 @@ fn build_job_lp(inst: &Instance, cls: &Classes) -> JobLp {
 /// ViolationOffset runs over the tasks of pi.
 pub fn coge(inst: &Instance, opts: &CogeOptions) -> Result<Relaxation, LpError> {
     let cls = Classes::new(inst, None);
-    let mut m = build_job_lp(inst, &cls);
+    let cap = Capacity::of(inst);
+    let mut m = build_job_lp(inst, &cls, &cap);
     let pool = CutPool { block: opts.block };
     let all: Vec<usize> = (0..cls.len()).collect();
     let mut out = Relaxation {
@@ -206,9 +216,7 @@ pub fn coge(inst: &Instance, opts: &CogeOptions) -> Result<Relaxation, LpError> 
         let start: Vec<f64> = cls.of_task.iter().map(|&k| s_class[k]).collect();
         let c_lp: Vec<f64> = m.c.iter().map(|&v| m.lp.value(v)).collect();
         let order = cls.sorted(inst, &all, |t| start[t] + inst.tasks[t].p / 2.0);
-        let viol = cls.violated_prefixes(inst, &order, &s_class, |sp, sp2| {
-            pgc_rhs(inst.machines, sp, sp2)
-        });
+        let viol = cls.violated_prefixes(inst, &order, &s_class, |sp, sp2| cap.start_rhs(sp, sp2));
         let nv = no_violation(inst, &cls.expand(&order), &start);
         let c_nv = completions(inst, &nv, &c_lp);
         out.objective = obj;

@@ -28,6 +28,7 @@
 //! not done), or, without either, a new plan at every arrival.
 //! `prediction_error` plans on noisy times while tasks run their true times.
 
+pub mod capacity;
 pub mod classes;
 pub mod coge;
 #[cfg(feature = "highs")]

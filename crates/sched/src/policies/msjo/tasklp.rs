@@ -12,11 +12,18 @@
 //!   tasks of one machine (Queyranne's single-machine inequalities, for
 //!   which prefix separation is exact).
 //!
+//! On a re-plan with busy machines both start from the machines' free
+//! times (see [`Capacity`]): Eq. (13) becomes `sum_B p C >= W(p(B)) +
+//! p^2(B) / 2`, and machine i's cut gains `f_i p(B)` (its tasks start at
+//! f_i or later); completions are at least the earliest free time (any
+//! machine) or the assigned machine's free time, plus p.
+//!
 //! Rounds stop when no prefix is violated, when the LP value is within
 //! `1 - epsilon` of a no-violation solution (violated prefixes' suffixes
 //! shifted as in COGE, then precedence restored forward), or after
 //! `max_rounds` solves.
 
+use super::capacity::Capacity;
 use super::classes::{violated_prefixes, Classes};
 use super::coge::Relaxation;
 use super::instance::Instance;
@@ -69,39 +76,53 @@ pub fn completion_order(inst: &Instance, c: &[f64], subset: &[usize]) -> Vec<usi
     v
 }
 
-fn rhs(parallel_m: Option<usize>, sp: f64, sp2: f64) -> f64 {
-    match parallel_m {
-        Some(m) => sp * sp / (2.0 * m as f64) + sp2 / 2.0,
-        None => (sp * sp + sp2) / 2.0,
+/// The cut of a group of tasks: over all machines, or over one machine
+/// free at the given time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bound {
+    /// Eq. (13) over these machines.
+    Parallel(Capacity),
+    /// Single-machine cuts for a machine free at this time.
+    Machine(f64),
+}
+
+impl Bound {
+    fn rhs(&self, sp: f64, sp2: f64) -> f64 {
+        match self {
+            Bound::Parallel(cap) => cap.completion_rhs(sp, sp2),
+            Bound::Machine(f) => f * sp + (sp * sp + sp2) / 2.0,
+        }
     }
 }
 
 /// Violated prefixes of `order` under completion times `c`.
-pub fn violations(
-    inst: &Instance,
-    order: &[usize],
-    c: &[f64],
-    parallel_m: Option<usize>,
-) -> Vec<(usize, f64)> {
+pub fn violations(inst: &Instance, order: &[usize], c: &[f64], bound: &Bound) -> Vec<(usize, f64)> {
     violated_prefixes(
         order.iter().map(|&t| (1.0, inst.tasks[t].p, c[t])),
-        |sp, sp2| rhs(parallel_m, sp, sp2),
+        |sp, sp2| bound.rhs(sp, sp2),
     )
 }
 
 /// The groups cuts are separated over, as classes: all of them, or each
 /// machine's (classes never span machines then).
-fn groups(inst: &Instance, cls: &Classes, cuts: &Cuts) -> Vec<(Vec<usize>, Option<usize>)> {
+fn groups(inst: &Instance, cls: &Classes, cuts: &Cuts) -> Vec<(Vec<usize>, Bound)> {
     match cuts {
-        Cuts::Parallel => vec![((0..cls.len()).collect(), Some(inst.machines))],
+        Cuts::Parallel => vec![(
+            (0..cls.len()).collect(),
+            Bound::Parallel(Capacity::of(inst)),
+        )],
         Cuts::PerMachine(assign) => {
             let mut g: Vec<Vec<usize>> = vec![Vec::new(); inst.machines];
             for k in 0..cls.len() {
                 g[assign[cls.rep(k)]].push(k);
             }
             g.into_iter()
-                .filter(|v| !v.is_empty())
-                .map(|v| (v, None))
+                .enumerate()
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(m, v)| {
+                    let f = inst.machine_free[m];
+                    (v, Bound::Machine(if f.is_finite() { f } else { 0.0 }))
+                })
                 .collect()
         }
     }
@@ -143,15 +164,23 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
     );
     let mut lp: Box<dyn LpBackend> = default_backend();
     let tasks_obj = opts.objective == Objective::Tasks;
+    let earliest = Capacity::of(inst).earliest();
     let c: Vec<Var> = (0..cls.len())
         .map(|k| {
             let t = &inst.tasks[cls.rep(k)];
+            let free = match &opts.cuts {
+                Cuts::Parallel => earliest,
+                // A machine that never frees (every node dead) bounds nothing.
+                Cuts::PerMachine(assign) => Some(inst.machine_free[assign[cls.rep(k)]])
+                    .filter(|f| f.is_finite())
+                    .unwrap_or(earliest),
+            };
             let obj = if tasks_obj {
                 cls.size(k) * t.weight
             } else {
                 0.0
             };
-            lp.add_var(obj, t.release + t.p, f64::INFINITY)
+            lp.add_var(obj, t.release.max(free) + t.p, f64::INFINITY)
         })
         .collect();
     for job in &inst.jobs {
@@ -205,7 +234,7 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
         for (members, pm) in &groups {
             let class_order = cls.sorted(inst, members, |t| cv[t]);
             let viol =
-                cls.violated_prefixes(inst, &class_order, &c_class, |sp, sp2| rhs(*pm, sp, sp2));
+                cls.violated_prefixes(inst, &class_order, &c_class, |sp, sp2| pm.rhs(sp, sp2));
             let order = cls.expand(&class_order);
             // No-violation solution: shift suffixes of this group's order.
             let (mut sp, mut sp2, mut spc, mut shift) = (0.0, 0.0, 0.0, 0.0);
@@ -215,7 +244,7 @@ pub fn task_relaxation(inst: &Instance, opts: &TaskLpOptions) -> Result<Relaxati
                 sp += p;
                 sp2 += p * p;
                 spc += p * nv[t];
-                let r = rhs(*pm, sp, sp2);
+                let r = pm.rhs(sp, sp2);
                 if spc < r && p > 0.0 {
                     let off = (r - spc) / p;
                     shift += off;

@@ -158,6 +158,28 @@ proptest! {
     }
 
     #[test]
+    fn lps_stay_below_optimum_when_machines_are_busy(
+        inst in tiny(),
+        free in prop::collection::vec(0.0..12.0f64, 2),
+    ) {
+        prop_assume!(inst.tasks.len() <= 6);
+        let mut inst = inst;
+        for (f, r) in inst.machine_free.iter_mut().zip(&free) {
+            *f = r.round();
+        }
+        let opt = brute_force(&inst, &|s| s.twjct(&inst));
+        let r = coge(&inst, &CogeOptions { epsilon: 0.0, ..Default::default() }).unwrap();
+        prop_assert!(r.objective <= opt * (1.0 + 1e-6) + 1e-6, "LP {} > OPT {}", r.objective, opt);
+        let opt_t = brute_force(&inst, &|s| s.twtct(&inst));
+        let t = task_relaxation(&inst, &TaskLpOptions {
+            objective: Objective::Tasks, cuts: Cuts::Parallel, epsilon: 0.0, max_rounds: 50, block: 4,
+        }).unwrap();
+        prop_assert!(t.objective <= opt_t * (1.0 + 1e-6) + 1e-6, "task LP {} > OPT {}", t.objective, opt_t);
+        let sch = list_schedule(&inst, &middle_order(&inst, &r.start));
+        prop_assert!(sch.check(&inst).is_ok());
+    }
+
+    #[test]
     fn every_plan_is_feasible(inst in small()) {
         for a in Algorithm::ALL {
             for intervals in [Intervals::Analysed, Intervals::Packed] {
@@ -322,4 +344,67 @@ fn fig1_joint_assignment_beats_fifo() {
     let c = p.schedule.job_completions(&inst);
     assert!((c[1] - 175.0).abs() < 1e-6, "{c:?}");
     assert!(p.schedule.check(&inst).is_ok());
+}
+
+/// A re-plan while a machine is busy (seed 001 §5.3, SO-MarS): machine 0
+/// runs until 100, machine 1 is free. Job A: one task of 10 s, weight 1;
+/// job B: one task of 12 s, weight 10. Both must run on machine 1, so B
+/// goes first (sum w C = 10 x 12 + 22 = 142; A first gives 10 + 10 x 22 =
+/// 230). A PGC that counts both machines as free from 0 asks nothing of
+/// the pair (`10 S_A + 12 S_B >= 22^2 / 4 - 244 / 2 = -1`), so COGE stops
+/// at S = 0 and orders A first by middle time (230); with machine 0's free
+/// time the pair's cut is `10 S_A + 12 S_B >= 22^2 / 2 - 122 = 120`, the LP
+/// reaches the optimum 142 and orders B first.
+#[test]
+fn busy_machine_changes_the_replan_order() {
+    let mut inst = Instance::new(2);
+    inst.add_job(0.0, 1.0, &[10.0], &[], 0.0);
+    inst.add_job(0.0, 10.0, &[12.0], &[], 0.0);
+    inst.machine_free = vec![100.0, 0.0];
+    let r = coge(&inst, &CogeOptions::default()).unwrap();
+    assert!((r.objective - 142.0).abs() < 1e-6, "LP {}", r.objective);
+    let order = middle_order(&inst, &r.start);
+    assert_eq!(order, vec![1, 0]);
+    let sch = list_schedule(&inst, &order);
+    sch.check(&inst).unwrap();
+    assert_eq!(sch.machine, vec![1, 1]);
+    assert!((sch.twjct(&inst) - 142.0).abs() < 1e-9);
+    // The same instance with both machines free: A and B run in parallel
+    // and the LP's cut is not needed (sum w C = 10 + 120 = 130).
+    inst.machine_free = vec![0.0, 0.0];
+    let r = coge(&inst, &CogeOptions::default()).unwrap();
+    assert!((r.objective - 130.0).abs() < 1e-6, "LP {}", r.objective);
+}
+
+/// Every start is at least the earliest free time, and a machine that
+/// never frees takes no work in the bound.
+#[test]
+fn all_busy_machines_hold_back_every_start() {
+    let mut inst = Instance::new(3);
+    inst.add_job(0.0, 1.0, &[5.0, 5.0], &[4.0], 0.0);
+    inst.machine_free = vec![30.0, 40.0, f64::INFINITY];
+    let r = coge(
+        &inst,
+        &CogeOptions {
+            epsilon: 0.0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(r.start.iter().all(|&s| s >= 30.0 - 1e-9), "{:?}", r.start);
+    // The optimum runs both maps on machine 0 (30-40) and the reduce at
+    // 40-44: 44. The maps' cut is 5 S1 + 5 S2 >= W(10) - 25 with W(10) =
+    // (10 + 30)^2 / 2 - 30^2 / 2 = 350 (machine 1, free at 40, gets no
+    // work), so S1 + S2 >= 65, the later map ends at 37.5 or after and the
+    // reduce at 41.5 or after; with both machines counted free at 0 the
+    // LP would allow 9.
+    assert!(
+        r.objective >= 41.5 - 1e-6 && r.objective <= 44.0 + 1e-6,
+        "LP {}",
+        r.objective
+    );
+    let sch = list_schedule(&inst, &middle_order(&inst, &r.start));
+    sch.check(&inst).unwrap();
+    assert!(sch.machine.iter().all(|&m| m != 2));
+    assert!(sch.twjct(&inst) + 1e-9 >= r.objective);
 }
