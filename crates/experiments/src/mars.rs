@@ -965,11 +965,11 @@ fn fig17(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
 Setup: {SETUP}; {jobs} jobs, 50 machines. Every algorithm plans, at the end of each batch interval, the jobs that have \
 arrived and are not finished (pending tasks; machines busy until their running tasks end); the bound is the offline LP.\n\n\
 {table}\n![fig17](mars-fig17.svg)\n\n## The paper\n\nBatch interval 50 s: SO-MarS 1.09, MARES 1.35, HUWF 1.63, HJWF 1.75. \
-100 s: SO-MarS below 1.19, the others above 1.53.\n\n## Reading\n\nNot reproduced: SO-MarS rises from 1.59 at 10 s to 1.85-1.96 at 90-100 s, and HUWF is best at every interval (1.52 -> 1.72); \
-SO-MarS is second, ahead of HJWF (1.67 -> 1.89) at every interval but 90 s and of MARES (2.02-2.24) everywhere. Each batch plans only what has \
-arrived and runs it in plan order, so jobs arriving during a batch wait for the next plan while nodes finish the old one; the paper does not \
-say how SO-MarS combines consecutive plans.\n\n{SO_OURS} is not in the paper: every batch plan of SO-MarS improved by the local search of `mars+ls` \
+100 s: SO-MarS below 1.19, the others above 1.53.\n\n## Reading\n\n{reading} Each batch plans only what has \
+arrived (from each machine's free time) and runs it in plan order, so jobs arriving during a batch wait for the next plan while nodes finish \
+the old one; the paper does not say how SO-MarS combines consecutive plans.\n\n{SO_OURS} is not in the paper: every batch plan of SO-MarS improved by the local search of `mars+ls` \
 ({DEFAULT_EVALUATIONS} list schedules per plan). {cmp}; over the sweep {o:.3} against {b:.3}. {WALL_OPEN}A run takes {to:.2} s against {tb:.2} s for SO-MarS.{WALL_CLOSE}\n\n{ttable}\n",
+        reading = fig17_reading(&sw),
         cmp = sw.compare(SO_OURS, "SO-MarS"),
         o = sw.overall(SO_OURS),
         b = sw.overall("SO-MarS"),
@@ -985,6 +985,91 @@ say how SO-MarS combines consecutive plans.\n\n{SO_OURS} is not in the paper: ev
 }
 
 const FIG17_JOBS: usize = 100;
+
+/// The paper's algorithms in Figure 17 other than SO-MarS.
+const FIG17_BASELINES: [&str; 3] = ["MARES", "HUWF", "HJWF"];
+
+/// Figure 17's reading, every number and comparison from the sweep: how
+/// SO-MarS moves with the interval, at which intervals it is below every
+/// baseline, and which baseline is lowest where it is not.
+fn fig17_reading(sw: &Sweep) -> String {
+    let n = sw.xs.len();
+    if n == 0 {
+        return "No intervals were run.".into();
+    }
+    let so: Vec<f64> = (0..n).map(|i| sw.mean("SO-MarS", i)).collect();
+    let best_base = |i: usize| {
+        FIG17_BASELINES
+            .iter()
+            .map(|b| (*b, sw.mean(b, i)))
+            .fold(("", f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a })
+    };
+    let xs = |is: &[usize]| {
+        let v: Vec<String> = is.iter().map(|&i| format!("{}", sw.xs[i])).collect();
+        v.join(", ")
+    };
+    let wins: Vec<usize> = (0..n).filter(|&i| so[i] < best_base(i).1).collect();
+    let verdict = if wins.len() == n {
+        "The ranking is reproduced: SO-MarS is below every baseline at every interval".to_string()
+    } else if wins.is_empty() {
+        "Not reproduced: SO-MarS is below every baseline at no interval".to_string()
+    } else {
+        format!(
+            "Partly reproduced: SO-MarS is below every baseline at {} of the {n} intervals ({} s)",
+            wins.len(),
+            xs(&wins)
+        )
+    };
+    let (lo, hi) = so
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    let mut text = format!(
+        "{verdict}. SO-MarS goes from {:.2} at {} s to {:.2} at {} s (between {lo:.2} and {hi:.2}).",
+        so[0],
+        sw.xs[0],
+        so[n - 1],
+        sw.xs[n - 1]
+    );
+    // Where a baseline is lower, which one and by how much.
+    for b in FIG17_BASELINES {
+        let lower: Vec<usize> = (0..n)
+            .filter(|&i| best_base(i).0 == b && best_base(i).1 <= so[i])
+            .collect();
+        if lower.is_empty() {
+            continue;
+        }
+        let gap = lower.iter().map(|&i| so[i] - best_base(i).1).sum::<f64>() / lower.len() as f64;
+        text += &format!(
+            " {b} is the lowest at {} s, {gap:.2} below SO-MarS on average there.",
+            xs(&lower)
+        );
+    }
+    let rank = |i: usize| {
+        1 + FIG17_BASELINES
+            .iter()
+            .filter(|b| sw.mean(b, i) < so[i])
+            .count()
+    };
+    let each: Vec<String> = FIG17_BASELINES
+        .iter()
+        .map(|b| {
+            let (l, h) = (0..n)
+                .map(|i| sw.mean(b, i))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, c), v| {
+                    (a.min(v), c.max(v))
+                });
+            format!("{b} {l:.2}-{h:.2}")
+        })
+        .collect();
+    text += &format!(
+        " The baselines range over {}; SO-MarS's mean rank among the four is {:.1} (1: lowest).",
+        each.join(", "),
+        (0..n).map(rank).sum::<usize>() as f64 / n as f64
+    );
+    text
+}
 
 /// Label of semi-online `mars+ls` in Figure 17.
 const SO_OURS: &str = "SO-MarS+LS (ours)";
@@ -1006,6 +1091,35 @@ mod tests {
         assert!(sw.compare("A", "B").starts_with("A ties B at every point"));
         assert!(sw.compare("C", "B").starts_with("C is above B by 20.0%"));
         assert!(sw.compare("B", "C").starts_with("B is below C"));
+    }
+
+    #[test]
+    fn fig17_reading_comes_from_the_sweep() {
+        let mut sw = Sweep::new(
+            vec![10.0, 50.0, 100.0],
+            vec!["SO-MarS", "MARES", "HUWF", "HJWF"],
+        );
+        sw.ratios = vec![
+            vec![vec![1.20], vec![1.40], vec![1.80]],
+            vec![vec![1.50], vec![1.50], vec![1.50]],
+            vec![vec![1.60], vec![1.60], vec![1.60]],
+            vec![vec![1.70], vec![1.70], vec![1.70]],
+        ];
+        let r = fig17_reading(&sw);
+        assert!(r.starts_with("Partly reproduced: SO-MarS is below every baseline at 2 of the 3 intervals (10, 50 s)"), "{r}");
+        assert!(r.contains("from 1.20 at 10 s to 1.80 at 100 s"), "{r}");
+        assert!(
+            r.contains("MARES is the lowest at 100 s, 0.30 below"),
+            "{r}"
+        );
+        assert!(!r.contains("HUWF is the lowest"), "{r}");
+        assert!(r.contains("mean rank among the four is 2.0"), "{r}");
+        sw.ratios[0] = vec![vec![1.0], vec![1.0], vec![1.0]];
+        assert!(fig17_reading(&sw).starts_with("The ranking is reproduced"));
+        sw.ratios[0] = vec![vec![2.0], vec![2.0], vec![2.0]];
+        let r = fig17_reading(&sw);
+        assert!(r.starts_with("Not reproduced"), "{r}");
+        assert!(r.contains("mean rank among the four is 4.0"), "{r}");
     }
 
     #[test]

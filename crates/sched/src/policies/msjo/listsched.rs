@@ -279,6 +279,40 @@ pub fn balanced_assignment(inst: &Instance) -> Vec<usize> {
     assign
 }
 
+/// Workload-based assignment job by job (a reading of MARES in seed 001
+/// §5.1.3): jobs in release order (ties: index), each job's tasks by
+/// decreasing processing time to the machine with the least total work so
+/// far (ties: lower index). Every machine's total is as balanced as with
+/// [`balanced_assignment`], and so is its share of each period's work:
+/// a global LPT order ignores release times, so one machine may get
+/// mostly early jobs' tasks and another mostly late jobs'.
+pub fn release_order_assignment(inst: &Instance) -> Vec<usize> {
+    let mut jobs: Vec<usize> = (0..inst.jobs.len()).collect();
+    jobs.sort_by(|&a, &b| {
+        inst.jobs[a]
+            .release
+            .total_cmp(&inst.jobs[b].release)
+            .then(a.cmp(&b))
+    });
+    let mut load: Vec<f64> = inst
+        .machine_free
+        .iter()
+        .map(|f| if f.is_finite() { *f } else { f64::INFINITY })
+        .collect();
+    let mut assign = vec![0; inst.tasks.len()];
+    for j in jobs {
+        let job = &inst.jobs[j];
+        let mut tasks: Vec<usize> = job.maps.iter().chain(&job.reduces).copied().collect();
+        tasks.sort_by(|&a, &b| inst.tasks[b].p.total_cmp(&inst.tasks[a].p).then(a.cmp(&b)));
+        for t in tasks {
+            let m = argmin(&load);
+            assign[t] = m;
+            load[m] += inst.tasks[t].p;
+        }
+    }
+    assign
+}
+
 /// Fixed assignment, each machine's tasks in `order` (LP completion order,
 /// consistent with precedence): every task starts when its machine is free
 /// and its predecessors are done (H-MARES: "the only reason for a task to

@@ -4,7 +4,8 @@ use super::coge::{coge, middle_order, CogeOptions, Relaxation};
 use super::improve::{improve, Improved, LsOptions};
 use super::instance::{Instance, Schedule};
 use super::listsched::{
-    balanced_assignment, dispatch, fixed_sequences, list_schedule, priority_list, t_mars, Intervals,
+    balanced_assignment, dispatch, fixed_sequences, list_schedule, priority_list,
+    release_order_assignment, t_mars, Intervals,
 };
 use super::lp::LpError;
 use super::tasklp::{completion_order, task_relaxation, Cuts, Objective, TaskLpOptions};
@@ -77,6 +78,21 @@ impl Algorithm {
     }
 }
 
+/// How MARES and H-MARES assign tasks to machines before their LP (seed
+/// 001 §5.1.3: "tasks are evenly allocated in order to balance total
+/// processing time of tasks on every processor").
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Assignment {
+    /// All tasks by decreasing time, each to the least-loaded machine
+    /// (global LPT; [`balanced_assignment`]).
+    #[default]
+    Lpt,
+    /// Jobs in release order, each job's tasks to the least-loaded
+    /// machines ([`release_order_assignment`]).
+    ReleaseOrder,
+}
+
 /// Planner settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanOptions {
@@ -88,6 +104,8 @@ pub struct PlanOptions {
     pub intervals: Intervals,
     /// MarS+LS search budget and seed.
     pub ls: LsOptions,
+    /// MARES / H-MARES pre-assignment.
+    pub assignment: Assignment,
 }
 
 impl PlanOptions {
@@ -98,6 +116,7 @@ impl PlanOptions {
             coge: CogeOptions::default(),
             intervals: Intervals::Analysed,
             ls: LsOptions::default(),
+            assignment: Assignment::default(),
         }
     }
 }
@@ -163,7 +182,10 @@ pub fn plan(inst: &Instance, opts: &PlanOptions) -> Result<Planned, LpError> {
             }
         }
         Algorithm::Mares | Algorithm::HMares => {
-            let assign = balanced_assignment(inst);
+            let assign = match opts.assignment {
+                Assignment::Lpt => balanced_assignment(inst),
+                Assignment::ReleaseOrder => release_order_assignment(inst),
+            };
             let objective = if opts.algorithm == Algorithm::Mares {
                 Objective::Jobs
             } else {

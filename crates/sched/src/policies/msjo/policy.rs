@@ -5,7 +5,7 @@ use super::coge::CogeOptions;
 use super::improve::{LsOptions, DEFAULT_EVALUATIONS};
 use super::instance::{machines_of, Instance, Schedule};
 use super::listsched::Intervals;
-use super::planner::{plan, Algorithm, PlanOptions};
+use super::planner::{plan, Algorithm, Assignment, PlanOptions};
 use crate::config::{PolicyInfo, Preset, SchedulerConfig};
 use crate::plan::{Plan, PlanFollower, PlannedTask};
 use crate::scheduler::{Admission, Scheduler};
@@ -52,6 +52,10 @@ pub struct MsjoOptions {
     /// Hadoop implementation, §6.1).
     #[serde(default)]
     pub follower: FollowerOpt,
+    /// MARES / H-MARES pre-assignment: `lpt` (all tasks by decreasing
+    /// time) or `release-order` (job by job in release order).
+    #[serde(default)]
+    pub assignment: Assignment,
 }
 
 /// `follower` option values.
@@ -102,6 +106,7 @@ impl MsjoOptions {
             ls_evaluations: default_ls_evaluations(),
             intervals: IntervalsOpt::Analysed,
             follower: FollowerOpt::Planned,
+            assignment: Assignment::default(),
         }
     }
 }
@@ -130,6 +135,7 @@ impl Msjo {
             evaluations: opts.ls_evaluations,
             seed: opts.seed,
         };
+        plan_opts.assignment = opts.assignment;
         plan_opts.intervals = match opts.intervals {
             IntervalsOpt::Analysed => Intervals::Analysed,
             IntervalsOpt::Packed => Intervals::Packed,

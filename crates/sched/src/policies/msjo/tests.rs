@@ -408,3 +408,32 @@ fn all_busy_machines_hold_back_every_start() {
     assert!(sch.machine.iter().all(|&m| m != 2));
     assert!(sch.twjct(&inst) + 1e-9 >= r.objective);
 }
+
+/// The two MARES assignments on two machines: job A (released at 0, two
+/// tasks of 5 s) and job B (released at 10, tasks of 6 and 4 s). Global
+/// LPT (6, 5, 5, 4) gives machine 1 both of A's tasks and machine 0 both
+/// of B's: balanced in total (10 and 10) but not over time. Job by job in
+/// release order, A's tasks go to both machines and B's 6 s task to the
+/// first of the tied machines.
+#[test]
+fn release_order_assignment_spreads_each_job() {
+    use super::listsched::{balanced_assignment, release_order_assignment};
+    let mut inst = Instance::new(2);
+    inst.add_job(10.0, 1.0, &[6.0, 4.0], &[], 0.0);
+    inst.add_job(0.0, 1.0, &[5.0, 5.0], &[], 0.0);
+    // Tasks 0, 1: job B (listed first); 2, 3: job A.
+    assert_eq!(balanced_assignment(&inst), vec![0, 0, 1, 1]);
+    assert_eq!(release_order_assignment(&inst), vec![0, 1, 0, 1]);
+    let mut o = PlanOptions::new(Algorithm::Mares);
+    o.assignment = super::planner::Assignment::ReleaseOrder;
+    let p = plan(&inst, &o).unwrap();
+    p.schedule.check(&inst).unwrap();
+    assert_eq!(p.schedule.machine, vec![0, 1, 0, 1]);
+    // A runs on both machines at once (ends at 5), B from 10: 5 + 16.
+    assert!((p.schedule.twjct(&inst) - 21.0).abs() < 1e-9);
+    o.assignment = super::planner::Assignment::Lpt;
+    let q = plan(&inst, &o).unwrap();
+    // A's tasks in sequence on machine 1 (ends at 10), B's on machine 0
+    // from 10 (ends at 20): 10 + 20.
+    assert!((q.schedule.twjct(&inst) - 30.0).abs() < 1e-9);
+}
