@@ -208,11 +208,15 @@ pub struct ClusterArgs {
     /// Seed of block placement.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Pool each worker's map and reduce slots into unified slots that run
+    /// either kind of task (the MSJO planners' machines).
+    #[arg(long)]
+    pub unified_slots: bool,
 }
 
 impl ClusterArgs {
     fn to_args(&self) -> Vec<String> {
-        vec![
+        let mut v = vec![
             "--scheduler".into(),
             self.scheduler.clone(),
             "--heartbeat-ms".into(),
@@ -229,7 +233,11 @@ impl ClusterArgs {
             self.reduce_slowstart.to_string(),
             "--seed".into(),
             self.seed.to_string(),
-        ]
+        ];
+        if self.unified_slots {
+            v.push("--unified-slots".into());
+        }
+        v
     }
 }
 
@@ -446,6 +454,7 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
         max_attempts: a.max_attempts,
         reduce_slowstart: a.reduce_slowstart,
         seed: a.seed,
+        unified_slots: a.unified_slots,
     })
 }
 

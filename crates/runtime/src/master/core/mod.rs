@@ -62,6 +62,11 @@ pub struct MasterSettings {
     pub reduce_slowstart: f64,
     /// Placement seed.
     pub seed: u64,
+    /// Pool each worker's map and reduce slots into `map + reduce` unified
+    /// slots that run either kind of task (Hadoop 2 containers; the
+    /// machines of the MSJO model, which run one task of any kind at a
+    /// time).
+    pub unified_slots: bool,
 }
 
 /// Builds a scheduler for a formed cluster in place of
@@ -538,9 +543,15 @@ pub fn live_cluster(nodes: &[NodeInfo], s: &MasterSettings) -> Cluster {
         .map(|n| Member {
             name: n.name.clone(),
             rack: n.rack.clone(),
-            slots: SlotConfig::Split {
-                map: n.map_slots,
-                reduce: n.reduce_slots,
+            slots: if s.unified_slots {
+                SlotConfig::Unified {
+                    slots: n.map_slots + n.reduce_slots,
+                }
+            } else {
+                SlotConfig::Split {
+                    map: n.map_slots,
+                    reduce: n.reduce_slots,
+                }
             },
         })
         .collect();

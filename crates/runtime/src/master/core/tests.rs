@@ -15,6 +15,7 @@ fn settings() -> MasterSettings {
         max_attempts: 2,
         reduce_slowstart: 1.0,
         seed: 3,
+        unified_slots: false,
     }
 }
 
