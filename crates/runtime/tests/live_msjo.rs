@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use mrsched_runtime::program::{sequential, Program};
+use mrsched_runtime::proto::{JobSetEntry, JobSetRequest};
 use mrsched_sched::SchedulerConfig;
 use std::time::Duration;
 
@@ -97,5 +98,87 @@ async fn mars_runs_weighted_jobs_with_predicted_times_to_exact_output() {
         reason.contains("map_time_s") && reason.contains("reduce_time_s"),
         "{reason}"
     );
+    c.stop();
+}
+
+fn entry(label: &str, text: String, release_s: f64) -> JobSetEntry {
+    JobSetEntry {
+        label: label.into(),
+        text,
+        json: false,
+        release_s,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_set_is_planned_once_and_released_on_time() {
+    let c = TestCluster::start_with(msjo_settings(2, "mars"), None).await;
+    let texts = [corpus(1200), corpus(500), corpus(1800)];
+    for (k, t) in texts.iter().enumerate() {
+        put(&c.alice, &format!("in{k}"), t, 8 * 1024).await;
+    }
+    // Bad sets are refused whole, naming file and field.
+    let bad = JobSetRequest {
+        jobs: vec![
+            entry("a.toml", job("in0", "o", 1.0, 0.1, 0.1), -1.0),
+            entry("b.toml", job("missing", "o2", 1.0, 0.1, 0.1), 0.0),
+            entry("c.toml", job("in1", "o2", 1.0, 0.1, 0.1), 0.0),
+        ],
+    };
+    let e = c.alice.submit_set(&bad).await.unwrap_err().to_string();
+    assert!(e.contains("a.toml: release_s: must be zero or more"), "{e}");
+    assert!(e.contains("b.toml:1: input: no file `missing`"), "{e}");
+    assert!(
+        e.contains("c.toml:2: output: `o2` is also the output of b.toml"),
+        "{e}"
+    );
+    assert!(c.alice.jobs().await.unwrap().is_empty());
+
+    // Listed out of release order: ids follow the release order.
+    let set = JobSetRequest {
+        jobs: vec![
+            entry("late.toml", job("in2", "out2", 20.0, 0.2, 0.3), 1.5),
+            entry("first.toml", job("in0", "out0", 10.0, 0.2, 0.3), 0.0),
+            entry("mid.toml", job("in1", "out1", 40.0, 0.1, 0.2), 0.7),
+        ],
+    };
+    let held = c.alice.submit_set(&set).await.unwrap();
+    let order: Vec<(&str, u32)> = held.iter().map(|h| (h.label.as_str(), h.id)).collect();
+    assert_eq!(
+        order,
+        vec![("first.toml", 0), ("mid.toml", 1), ("late.toml", 2)]
+    );
+    // While jobs are held, other submissions wait for the set.
+    let e = c
+        .alice
+        .submit("x.toml", &job("in0", "x", 1.0, 0.1, 0.1), false)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a job set is being released"), "{e}");
+    let views = c.alice.wait_set(&held, WAIT).await.unwrap();
+    for (j, k) in views.iter().zip([0usize, 1, 2]) {
+        assert_eq!(j.status, "succeeded", "{j:?}");
+        let want = sequential(&Program::Wordcount, texts[k].as_bytes(), 2)
+            .unwrap()
+            .concat();
+        assert_eq!(c.alice.read(&format!("out{k}")).await.unwrap(), want);
+    }
+    let r = c.alice.report().await.unwrap();
+    let arrivals: Vec<f64> = r.jobs.iter().map(|j| j.arrival_s).collect();
+    let t0 = arrivals[0];
+    assert!(
+        arrivals[1] - t0 >= 0.7 - 1e-3 && arrivals[2] - t0 >= 1.5 - 1e-3,
+        "{arrivals:?}"
+    );
+    // One offline plan for the whole set, none at the arrivals.
+    assert_eq!(r.extra["scheduler.plans"].as_f64(), Some(1.0));
+    // After the set, single jobs are planned online again.
+    let s = c
+        .alice
+        .submit("after.toml", &job("in1", "after", 5.0, 0.1, 0.1), false)
+        .await
+        .unwrap();
+    assert_eq!(c.alice.wait(s.id, WAIT).await.unwrap().status, "succeeded");
     c.stop();
 }

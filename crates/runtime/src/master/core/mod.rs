@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod dfs;
+mod jobsets;
 mod replay;
 mod users;
 mod views;
@@ -516,6 +517,8 @@ pub struct Core {
     regs: Vec<NodeInfo>,
     next_session: u64,
     last_sample: Option<Instant>,
+    /// Jobs of a job set waiting for their release times.
+    held: std::collections::VecDeque<jobsets::Held>,
 }
 
 fn now_unix_us() -> u64 {
@@ -616,6 +619,7 @@ impl Core {
             regs: Vec::new(),
             next_session: gen << 32,
             last_sample: None,
+            held: Default::default(),
         };
         core.replay(records)?;
         core.b.replaying = false;

@@ -11,6 +11,12 @@ impl Core {
         text: &str,
         json: bool,
     ) -> Result<Submitted, ApiError> {
+        if !self.held.is_empty() {
+            return Err(ApiError::conflict(format!(
+                "a job set is being released ({} job(s) still held until their release times); submit after it",
+                self.held.len()
+            )));
+        }
         let r = self.submit_inner(user, label, text, json, None);
         self.commit()?;
         r
