@@ -73,6 +73,8 @@ struct Setup {
     large: Vec<u32>,
     job_algos: usize,
     task_algos: usize,
+    /// Repetitions (weights and releases drawn again; ratios averaged).
+    reps: usize,
 }
 
 fn setup(quick: bool) -> Setup {
@@ -85,16 +87,18 @@ fn setup(quick: bool) -> Setup {
             large: vec![4],
             job_algos: 2,
             task_algos: 1,
+            reps: 1,
         }
     } else {
         Setup {
             workers: 2,
             slots: (1, 1),
-            block: 2 * 1024 * 1024,
+            block: 12 * 1024 * 1024,
             small: vec![1, 2, 2, 3, 3, 4],
             large: vec![6, 8, 10],
             job_algos: 4,
             task_algos: 4,
+            reps: 3,
         }
     }
 }
@@ -149,7 +153,9 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         .enable_all()
         .build()
         .map_err(err)?;
-    rt.block_on(run_async(ctx, exe))
+    let r = rt.block_on(run_async(ctx, exe));
+    let _ = std::fs::remove_dir_all(work_dir(ctx));
+    r
 }
 
 /// The two job sets: set 1 the small jobs, set 2 every job; weights
@@ -201,22 +207,30 @@ fn job_file(d: &JobDef, output: &str, times: Option<Times>) -> String {
     s
 }
 
-/// Start a fresh local cluster under `scheduler` and store the inputs.
+/// The run's cluster directory.
+fn work_dir(ctx: &ExpContext) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "mrsched-mars-live-{}-{}",
+        std::process::id(),
+        ctx.seed
+    ))
+}
+
+/// Start a fresh local cluster under `scheduler` and store the inputs
+/// (`upload`; `None` starts the existing cluster again, its master
+/// replaying its journal). Each algorithm gets a fresh cluster, so no run
+/// inherits another's disk state.
 async fn start(
     ctx: &ExpContext,
     exe: &std::path::Path,
     s: &Setup,
-    name: &str,
     scheduler: &str,
-    defs: &[JobDef],
-    data: &[Vec<u8>],
+    upload: Option<(&[JobDef], &[Vec<u8>])>,
 ) -> Result<(LocalCluster, Client), ExpError> {
-    let dir = std::env::temp_dir().join(format!(
-        "mrsched-mars-live-{}-{}-{name}",
-        std::process::id(),
-        ctx.seed
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = work_dir(ctx);
+    if upload.is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     std::fs::create_dir_all(&dir).map_err(err)?;
     let sched_path = dir.join("scheduler.toml");
     std::fs::write(&sched_path, scheduler).map_err(err)?;
@@ -241,9 +255,10 @@ async fn start(
     };
     let lc = LocalCluster::start(&cfg).await.map_err(ExpError)?;
     let c = Client::new(&lc.url, Some(lc.token.clone()));
+    let (defs, data) = upload.unwrap_or((&[], &[]));
     for (d, data) in defs.iter().zip(data) {
         let mut r = std::io::BufReader::new(&data[..]);
-        c.put(&mut r, &d.input, s.block, 2)
+        c.put(&mut r, &d.input, s.block, 1)
             .await
             .map_err(|e| ExpError(format!("storing {}: {e}", d.input)))?;
     }
@@ -302,13 +317,22 @@ async fn run_set(
             maps: Vec::new(),
             reduces: Vec::new(),
         };
-        for a in at.iter().filter(|a| a.state == "succeeded") {
+        let done: Vec<_> = at.iter().filter(|a| a.state == "succeeded").collect();
+        // A reduce's time counts from when its input was complete (its
+        // job's last map end): under slow-start (training) a reducer is
+        // launched early and waits for the maps, a wait no plan books.
+        let last_map = done
+            .iter()
+            .filter(|a| a.kind == "map")
+            .filter_map(|a| a.end_s)
+            .fold(0.0, f64::max);
+        for a in done {
             let end = a.end_s.unwrap_or(a.start_s);
             ran.task_ends.push(end - t0);
             if a.kind == "map" {
                 ran.maps.push(end - a.start_s);
             } else {
-                ran.reduces.push(end - a.start_s);
+                ran.reduces.push(end - a.start_s.max(last_map));
             }
         }
         out[pos] = Some(ran);
@@ -327,7 +351,7 @@ async fn train(
     defs: &[JobDef],
     data: &[Vec<u8>],
 ) -> Result<(Vec<Times>, Vec<Ran>), ExpError> {
-    let (mut lc, c) = start(ctx, exe, s, "train", "policy = \"fifo\"\n", defs, data).await?;
+    let (mut lc, c) = start(ctx, exe, s, "policy = \"fifo\"\n", Some((defs, data))).await?;
     let mut times = Vec::new();
     let mut runs = Vec::new();
     let r = async {
@@ -418,79 +442,86 @@ async fn run_async(ctx: &ExpContext, exe: PathBuf) -> Result<ExpReport, ExpError
     // one trial per second against maps of about 80 s left its cluster
     // heavily loaded; a trial per second would leave ours idle.
     let unit = (mean(&times.iter().map(|t| t.map).collect::<Vec<_>>()) / 2.0).max(0.01);
-    let sets = [
-        (
-            "job set 1",
-            set1.clone(),
-            releases(set1.len(), unit, ctx.seed, "1"),
-        ),
-        (
-            "job set 2",
-            set2.clone(),
-            releases(set2.len(), unit, ctx.seed, "2"),
-        ),
-    ];
     let cluster = machines(&s);
-    let mut bounds = Vec::new();
-    for (_, jobs, rel) in &sets {
-        let w = workload(&defs, jobs, rel, &times);
-        let jb = mrsched_sched::policies::msjo::lower_bound(&w, &cluster)
-            .ok_or_else(|| ExpError("the bound needs every task's time".into()))?
-            .map_err(err)?
-            .objective;
-        let tb = crate::mars::task_bound(&w, &cluster)?;
-        bounds.push((jb, tb));
-    }
     let algos: Vec<(&str, &str, bool)> = JOB_ALGOS[..s.job_algos]
         .iter()
         .map(|a| (a.0, a.1, true))
         .chain(TASK_ALGOS[..s.task_algos].iter().map(|a| (a.0, a.1, false)))
         .collect();
-    // ratio[algo][set]
-    let mut ratios: Vec<[f64; 2]> = Vec::new();
+    // ratios[algo][set]: one value per repetition.
+    let mut ratios: Vec<[Vec<f64>; 2]> = vec![[Vec::new(), Vec::new()]; algos.len()];
     let mut mars_runs: Option<Vec<Ran>> = None;
-    for (i, (label, body, job_level)) in algos.iter().enumerate() {
-        let sched = format!(
-            "policy = \"msjo\"\nname = \"{label}\"\n[msjo]\n{body}\nfollower = \"work-conserving\"\n"
-        );
-        let tag = label.to_lowercase();
-        let (mut lc, c) = start(ctx, &exe, &s, &tag, &sched, &defs, &data).await?;
-        let mut r = [0.0; 2];
-        let mut res = Ok(());
-        for (si, (_, jobs, rel)) in sets.iter().enumerate() {
-            match run_set(&c, &defs, jobs, rel, Some(&times), &format!("s{}", si + 1)).await {
-                Ok(ran) => {
-                    let (twjct, twtct) = objectives(&defs, jobs, &ran);
-                    r[si] = if *job_level {
-                        twjct / bounds[si].0
-                    } else {
-                        twtct / bounds[si].1
-                    };
-                    if *label == "MarS" && si == 1 {
-                        mars_runs = Some(ran);
+    let mut step = 0;
+    for rep in 0..s.reps {
+        // Each repetition draws its own weights and release times; the
+        // inputs, and so the trained times, stay.
+        let seed = ctx.seed + rep as u64;
+        let defs = job_defs(&s, seed);
+        let sets = [
+            (set1.clone(), releases(set1.len(), unit, seed, "1")),
+            (set2.clone(), releases(set2.len(), unit, seed, "2")),
+        ];
+        let mut bounds = Vec::new();
+        for (jobs, rel) in &sets {
+            let w = workload(&defs, jobs, rel, &times);
+            let jb = mrsched_sched::policies::msjo::lower_bound(&w, &cluster)
+                .ok_or_else(|| ExpError("the bound needs every task's time".into()))?
+                .map_err(err)?
+                .objective;
+            let tb = crate::mars::task_bound(&w, &cluster)?;
+            bounds.push((jb, tb));
+        }
+        for (i, (label, body, job_level)) in algos.iter().enumerate() {
+            let sched = format!(
+                "policy = \"msjo\"\nname = \"{label}\"\n[msjo]\n{body}\nfollower = \"work-conserving\"\n"
+            );
+            let tag = label.to_lowercase();
+            let (mut lc, c) = start(ctx, &exe, &s, &sched, Some((&defs, &data))).await?;
+            let mut res = Ok(());
+            for (si, (jobs, rel)) in sets.iter().enumerate() {
+                match run_set(
+                    &c,
+                    &defs,
+                    jobs,
+                    rel,
+                    Some(&times),
+                    &format!("{tag}-s{}", si + 1),
+                )
+                .await
+                {
+                    Ok(ran) => {
+                        let (twjct, twtct) = objectives(&defs, jobs, &ran);
+                        ratios[i][si].push(if *job_level {
+                            twjct / bounds[si].0
+                        } else {
+                            twtct / bounds[si].1
+                        });
+                        if *label == "MarS" && si == 1 && rep == 0 {
+                            mars_runs = Some(ran);
+                        }
+                    }
+                    Err(e) => {
+                        res = Err(e);
+                        break;
                     }
                 }
-                Err(e) => {
-                    res = Err(e);
-                    break;
-                }
             }
+            lc.stop();
+            res?;
+            step += 1;
+            crate::progress(0.1 + 0.9 * step as f64 / (algos.len() * s.reps) as f64);
         }
-        lc.stop();
-        res?;
-        ratios.push(r);
-        crate::progress(0.1 + 0.9 * (i + 1) as f64 / algos.len() as f64);
     }
+    let names = ["job set 1", "job set 2"];
     report(
         ctx,
         &s,
         &defs,
-        &times,
         &training,
         mars_runs,
         &algos,
         &ratios,
-        &sets,
+        &names,
         unit,
         wall.elapsed(),
     )
@@ -501,15 +532,25 @@ fn report(
     ctx: &ExpContext,
     s: &Setup,
     defs: &[JobDef],
-    times: &[Times],
     training: &[Ran],
     mars: Option<Vec<Ran>>,
     algos: &[(&str, &str, bool)],
-    ratios: &[[f64; 2]],
-    sets: &[(&str, Vec<usize>, Vec<f64>); 2],
+    runs: &[[Vec<f64>; 2]],
+    names: &[&str; 2],
     unit: f64,
     took: Duration,
 ) -> Result<ExpReport, ExpError> {
+    // Mean ratio over the repetitions.
+    let ratios: Vec<[f64; 2]> = runs.iter().map(|r| [mean(&r[0]), mean(&r[1])]).collect();
+    let cell = |i: usize, si: usize| -> String {
+        let v = &runs[i][si];
+        if v.len() < 2 {
+            return f(ratios[i][si], 3);
+        }
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{} ({}-{})", f(ratios[i][si], 3), f(lo, 2), f(hi, 2))
+    };
     let name = EXPERIMENT.name;
     let mut md = format!("# {name}: seed 001 Figs. 18-21 on the live cluster\n\n");
     md.push_str("<!-- wall clock -->\n");
@@ -526,10 +567,12 @@ fn report(
          N(30,10) clipped at 1; job set 1 = the {} small jobs ({} blocks), job set 2 = all {} jobs \
          (plus {} blocks). Releases: one Bernoulli(1/2) trial per {} s (half the mean trained map \
          time). Training: each job alone under FIFO; a job's predicted map and reduce times are its \
-         training means. Each algorithm runs on a fresh cluster; each set is submitted as a job set \
+         training means, a reduce's time counted from its job's last map end (a reducer \
+         launched early under slow-start waits for the maps, a wait no plan books). Each algorithm runs on a fresh cluster; each set is submitted as a job set \
          (announced, planned once, jobs held until release), plans followed work-conserving. \
          Ratios: measured TWJCT (Fig. 18) or TWTCT (Fig. 19, task weight = job weight) over the \
-         LP lower bound of the same instance with the trained times.\n\n",
+         LP lower bound of the same instance with the trained times; {} repetition(s), each with \
+         its own weights and releases: the tables give the mean{}.\n\n",
         s.workers,
         s.slots.0,
         s.slots.1,
@@ -540,6 +583,8 @@ fn report(
         defs.len(),
         list(&s.large),
         f(unit, 3),
+        s.reps,
+        if s.reps > 1 { " (lowest-highest)" } else { "" },
     ));
     let mut figures = Vec::new();
     for (fig, job_level, title) in [
@@ -555,13 +600,7 @@ fn report(
         md.push_str(&format!("## Fig. {fig}: {title}\n\n"));
         let rows: Vec<Vec<String>> = idx
             .iter()
-            .map(|&i| {
-                vec![
-                    algos[i].0.to_string(),
-                    f(ratios[i][0], 3),
-                    f(ratios[i][1], 3),
-                ]
-            })
+            .map(|&i| vec![algos[i].0.to_string(), cell(i, 0), cell(i, 1)])
             .collect();
         md.push_str(&md_table(&["algorithm", "job set 1", "job set 2"], &rows));
         md.push('\n');
@@ -578,7 +617,7 @@ fn report(
             if idx.len() == 1 {
                 md.push_str(&format!(
                     "* {}: only {} ran ({}).\n",
-                    sets[si].0,
+                    names[si],
                     algos[best].0,
                     f(ratios[best][si], 3)
                 ));
@@ -586,7 +625,7 @@ fn report(
             }
             md.push_str(&format!(
                 "* {}: {} is lowest ({}){}.\n",
-                sets[si].0,
+                names[si],
                 algos[best].0,
                 f(ratios[best][si], 3),
                 if others.is_empty() {
@@ -594,6 +633,18 @@ fn report(
                 } else {
                     format!("; the others are above it by: {}", others.join(", "))
                 }
+            ));
+        }
+        // The paper's reading: its own algorithm (listed first) lowest in
+        // both sets.
+        let ours = idx[0];
+        let wins = (0..2)
+            .filter(|&si| idx.iter().all(|&i| ratios[ours][si] <= ratios[i][si]))
+            .count();
+        if idx.len() > 1 {
+            md.push_str(&format!(
+                "* {} is lowest in {wins} of the 2 job sets (the paper: in both).\n",
+                algos[ours].0
             ));
         }
         for &i in &idx {
@@ -624,7 +675,7 @@ fn report(
                  others'.\n\n",
             );
         }
-        let cats = vec![sets[0].0.to_string(), sets[1].0.to_string()];
+        let cats = vec![names[0].to_string(), names[1].to_string()];
         let series: Vec<Series> = idx
             .iter()
             .map(|&i| Series {
@@ -738,7 +789,6 @@ fn report(
             figures.push(p);
         }
     }
-    let _ = times;
     md.push_str("## Fig. 21: the real server cluster\n\n");
     let paper: Vec<String> = JOB_ALGOS
         .iter()
@@ -754,7 +804,7 @@ fn report(
     md.push_str("<!-- /wall clock -->\n");
     let json = serde_json::json!({
         "algorithms": algos.iter().map(|a| a.0).collect::<Vec<_>>(),
-        "ratios": ratios,
+        "ratios": runs,
         "release_unit_s": unit,
     });
     finish(ctx, name, md, figures, json)
