@@ -586,6 +586,21 @@ fn report(
         s.reps,
         if s.reps > 1 { " (lowest-highest)" } else { "" },
     ));
+    let all: Vec<f64> = runs
+        .iter()
+        .flat_map(|r| r.iter().flatten())
+        .copied()
+        .collect();
+    let below = all.iter().filter(|&&x| x < 1.0).count();
+    if below > 0 {
+        md.push_str(&format!(
+            "{below} of the {} measured ratios are below 1. The bound is the LP of the *trained* \
+             times: it bounds every schedule of those times, not the wall clock, and a run whose \
+             tasks go faster than in training (the machine is shared, its load changes; Fig. 20 \
+             compares the times) can finish below it.\n\n",
+            all.len()
+        ));
+    }
     let mut figures = Vec::new();
     for (fig, job_level, title) in [
         (18, true, "TWJCT ratio, job level"),
