@@ -68,6 +68,10 @@ pub enum LiveCommand {
     Local(LocalArgs),
     /// Submit a job file to a live cluster.
     Submit(SubmitArgs),
+    /// Submit a job set: job files with release times, announced to the
+    /// scheduler at once (offline MSJO planning, seed 001 §6.1) and each
+    /// held by the master until its release.
+    SubmitSet(SubmitSetArgs),
     /// List a live cluster's jobs.
     Jobs(ConnArgs),
     /// Show one job of a live cluster.
@@ -127,6 +131,23 @@ pub struct SubmitArgs {
     /// Job file (.toml or .json).
     pub file: PathBuf,
     /// Wait for the job to end and print its final state.
+    #[arg(long)]
+    pub wait: bool,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+}
+
+/// `mrsched submit-set`.
+#[derive(Args, Debug)]
+pub struct SubmitSetArgs {
+    /// Job files (.toml or .json).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Release time of each file, seconds after the submission (one per
+    /// file, comma-separated; default: all 0).
+    #[arg(long, value_delimiter = ',')]
+    pub release_s: Vec<f64>,
+    /// Wait for every job to end and print their final states.
     #[arg(long)]
     pub wait: bool,
     #[command(flatten)]
@@ -208,11 +229,15 @@ pub struct ClusterArgs {
     /// Seed of block placement.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Pool each worker's map and reduce slots into unified slots that run
+    /// either kind of task (the MSJO planners' machines).
+    #[arg(long)]
+    pub unified_slots: bool,
 }
 
 impl ClusterArgs {
     fn to_args(&self) -> Vec<String> {
-        vec![
+        let mut v = vec![
             "--scheduler".into(),
             self.scheduler.clone(),
             "--heartbeat-ms".into(),
@@ -229,7 +254,11 @@ impl ClusterArgs {
             self.reduce_slowstart.to_string(),
             "--seed".into(),
             self.seed.to_string(),
-        ]
+        ];
+        if self.unified_slots {
+            v.push("--unified-slots".into());
+        }
+        v
     }
 }
 
@@ -340,6 +369,7 @@ pub fn run(cmd: LiveCommand) -> Result<()> {
             LiveCommand::Worker(a) => worker(a).await,
             LiveCommand::Local(a) => local(a).await,
             LiveCommand::Submit(a) => submit(a).await,
+            LiveCommand::SubmitSet(a) => submit_set(a).await,
             LiveCommand::Jobs(a) => jobs(a).await,
             LiveCommand::Status(a) => status(a).await,
             LiveCommand::Kill(a) => kill(a).await,
@@ -446,6 +476,7 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
         max_attempts: a.max_attempts,
         reduce_slowstart: a.reduce_slowstart,
         seed: a.seed,
+        unified_slots: a.unified_slots,
     })
 }
 
@@ -623,6 +654,68 @@ fn job_rows(js: &[JobView]) -> String {
         &rows,
         &[true, false, false, false, false, true, true, true, false],
     )
+}
+
+async fn submit_set(a: SubmitSetArgs) -> Result<()> {
+    use mrsched_runtime::proto::{JobSetEntry, JobSetRequest};
+    if !a.release_s.is_empty() && a.release_s.len() != a.files.len() {
+        return Err(usage(format!(
+            "--release-s gives {} time(s) for {} file(s): give one per file",
+            a.release_s.len(),
+            a.files.len()
+        )));
+    }
+    let mut jobs = Vec::new();
+    for (k, file) in a.files.iter().enumerate() {
+        let label = file.display().to_string();
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| usage(format!("{label}: cannot read file: {e}")))?;
+        let format = DocFormat::from_path(file);
+        mrsched_runtime::jobfile::JobFile::parse(&Source::new(&label, text.clone(), format))?;
+        let release_s = a.release_s.get(k).copied().unwrap_or(0.0);
+        if !(release_s.is_finite() && release_s >= 0.0) {
+            return Err(usage(format!(
+                "--release-s: {label}: must be zero or more seconds, got {release_s}"
+            )));
+        }
+        jobs.push(JobSetEntry {
+            label,
+            text,
+            json: format == DocFormat::Json,
+            release_s,
+        });
+    }
+    let c = a.conn.client();
+    let held = c.submit_set(&JobSetRequest { jobs }).await.map_err(api)?;
+    if !a.wait {
+        return match a.conn.format {
+            LiveFormat::Json => print_json(&held),
+            LiveFormat::Table => {
+                for h in &held {
+                    println!("job {} {} released at +{:.3} s", h.id, h.label, h.release_s);
+                }
+                Ok(())
+            }
+        };
+    }
+    let views = c
+        .wait_set(&held, Duration::from_secs(365 * 86_400))
+        .await
+        .map_err(api)?;
+    match a.conn.format {
+        LiveFormat::Json => print_json(&views)?,
+        LiveFormat::Table => print!("{}", job_rows(&views)),
+    }
+    let bad: Vec<String> = views
+        .iter()
+        .filter(|j| j.status != "succeeded")
+        .map(|j| format!("job {} {}", j.id, j.status))
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(fail(bad.join(", ")))
+    }
 }
 
 async fn submit(a: SubmitArgs) -> Result<()> {

@@ -26,6 +26,7 @@ pub mod fair_sticky_slots;
 pub mod fifo_locality;
 pub mod flex_vs_fair;
 pub mod mars;
+pub mod mars_live;
 pub mod rtmr;
 
 use std::path::PathBuf;
@@ -170,6 +171,7 @@ pub fn experiments() -> Vec<Experiment> {
         adaptive_exp3::EXPERIMENT,
         circumflex::EXPERIMENT,
         flex_vs_fair::EXPERIMENT,
+        mars_live::EXPERIMENT,
         mars::FIG5_6,
         mars::FIG7,
         mars::FIG8,

@@ -801,7 +801,8 @@ fn task_workload(seed: u64, tasks: usize) -> Workload {
     )
 }
 
-fn task_bound(w: &Workload, cluster: &Cluster) -> Result<f64, ExpError> {
+/// The task-level LP bound (TWTCT) of `w` on `cluster`.
+pub(crate) fn task_bound(w: &Workload, cluster: &Cluster) -> Result<f64, ExpError> {
     let inst = Instance::from_workload(w, cluster).ok_or_else(|| ExpError("explicit".into()))?;
     let o = CogeOptions::default();
     let r = task_relaxation(

@@ -103,6 +103,13 @@ impl Client {
         .await
     }
 
+    /// Submit a job set: every job with its release time, announced to the
+    /// scheduler at once and each held by the master until its release.
+    pub async fn submit_set(&self, set: &JobSetRequest) -> Res<Vec<HeldJob>> {
+        self.send(self.req(reqwest::Method::POST, "/api/jobsets").json(set))
+            .await
+    }
+
     /// Every job.
     pub async fn jobs(&self) -> Res<Vec<JobView>> {
         self.send(self.req(reqwest::Method::GET, "/api/jobs")).await
@@ -183,6 +190,30 @@ impl Client {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// Wait until every job of a submitted set has been released and has
+    /// ended (or `timeout` passed): a held job is not known to the master
+    /// before its release time.
+    pub async fn wait_set(&self, held: &[HeldJob], timeout: Duration) -> Res<Vec<JobView>> {
+        let t0 = std::time::Instant::now();
+        let mut out = Vec::new();
+        for h in held {
+            loop {
+                match self.job(h.id).await {
+                    Ok(_) => break,
+                    Err(e) if e.status == Some(404) && t0.elapsed() < timeout => {
+                        tokio::time::sleep(Duration::from_millis(50)).await
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            out.push(
+                self.wait(h.id, timeout.saturating_sub(t0.elapsed()))
+                    .await?,
+            );
+        }
+        Ok(out)
     }
 
     /// Store a stream as file `name`: cut into blocks of about

@@ -8,6 +8,9 @@
 //! pool = "research"         # default: the user's own pool
 //! priority = "normal"       # very_low, low, normal, high, very_high
 //! deadline_s = 600          # or goal_s, both relative to submission
+//! weight = 30               # weighted policies (MSJO) and metrics
+//! map_time_s = 2.5          # predicted time of each map (MSJO planners)
+//! reduce_time_s = 4.0       # predicted time of each reduce
 //! [program]
 //! kind = "wordcount"        # grep (pattern), sort, loadgen, streaming
 //! ```
@@ -72,6 +75,14 @@ pub struct JobFile {
     /// Job class for per-class scheduler settings.
     #[serde(default)]
     pub class: Option<String>,
+    /// Predicted time of each map task, seconds: what the MSJO planners
+    /// (seed 001) plan with. The task still runs for as long as it takes.
+    #[serde(default)]
+    pub map_time_s: Option<f64>,
+    /// Predicted time of each reduce task, seconds. With it, reduces wait
+    /// for every map (MSJO's precedence) instead of the slow-start fraction.
+    #[serde(default)]
+    pub reduce_time_s: Option<f64>,
     /// What to compute.
     pub program: Program,
 }
@@ -150,6 +161,29 @@ impl JobFile {
                     err(k, m);
                 }
             }
+        }
+        for (k, v) in [
+            ("map_time_s", f.map_time_s),
+            ("reduce_time_s", f.reduce_time_s),
+        ] {
+            if let Some(v) = v {
+                if !pos(v) {
+                    err(k, format!("must be a positive number of seconds, got {v}"));
+                } else if let Some(m) = mrsched_model::Limits::check_secs(v, lim.max_duration_s) {
+                    err(k, m);
+                }
+            }
+        }
+        if f.map_time_s.is_some() != f.reduce_time_s.is_some() {
+            let (k, other) = if f.map_time_s.is_some() {
+                ("map_time_s", "reduce_time_s")
+            } else {
+                ("reduce_time_s", "map_time_s")
+            };
+            err(
+                k,
+                format!("a predicted time needs `{other}` too (a plan needs every task's time)"),
+            );
         }
         if let Some(s) = f.reduce_slowstart {
             if !(s.is_finite() && (0.0..=1.0).contains(&s)) {
@@ -244,6 +278,68 @@ mod tests {
             e.contains("job.toml:4: weight: 1e300 is beyond the limit"),
             "{e}"
         );
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::*;
+    use mrsched_model::Format;
+
+    fn parse(text: &str) -> Result<JobFile, String> {
+        JobFile::parse(&Source::new("job.toml", text, Format::Toml)).map_err(|e| e.to_string())
+    }
+
+    const HEAD: &str = "input = \"a\"\noutput = \"o\"\n";
+    const PROG: &str = "[program]\nkind = \"wordcount\"\n";
+
+    #[test]
+    fn predicted_times_and_weight_parse() {
+        let f = parse(&format!(
+            "{HEAD}weight = 30.5\nmap_time_s = 2.5\nreduce_time_s = 4\n{PROG}"
+        ))
+        .unwrap();
+        assert_eq!(f.weight, 30.5);
+        assert_eq!(f.map_time_s, Some(2.5));
+        assert_eq!(f.reduce_time_s, Some(4.0));
+        let f = parse(&format!("{HEAD}{PROG}")).unwrap();
+        assert_eq!((f.weight, f.map_time_s, f.reduce_time_s), (1.0, None, None));
+    }
+
+    #[test]
+    fn bad_predicted_times_name_file_line_and_field() {
+        let e = parse(&format!("{HEAD}map_time_s = 0\nreduce_time_s = -1\n{PROG}")).unwrap_err();
+        assert!(
+            e.contains("job.toml:3: map_time_s: must be a positive number of seconds, got 0"),
+            "{e}"
+        );
+        assert!(
+            e.contains("job.toml:4: reduce_time_s: must be a positive number of seconds, got -1"),
+            "{e}"
+        );
+        let e = parse(&format!(
+            "{HEAD}map_time_s = 1e308\nreduce_time_s = 1\n{PROG}"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("job.toml:3: map_time_s: 1e308 s is beyond the limit"),
+            "{e}"
+        );
+        let e = parse(&format!("{HEAD}map_time_s = 2\n{PROG}")).unwrap_err();
+        assert!(
+            e.contains("job.toml:3: map_time_s: a predicted time needs `reduce_time_s` too"),
+            "{e}"
+        );
+        let e = parse(&format!("{HEAD}weight = 0\n{PROG}")).unwrap_err();
+        assert!(
+            e.contains("job.toml:3: weight: must be a positive number, got 0"),
+            "{e}"
+        );
+        let e = parse(&format!(
+            "{HEAD}map_time_s = \"fast\"\nreduce_time_s = 1\n{PROG}"
+        ))
+        .unwrap_err();
+        assert!(e.contains("job.toml") && e.contains("map_time_s"), "{e}");
     }
 }
 

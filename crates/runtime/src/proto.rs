@@ -301,6 +301,41 @@ pub struct Submitted {
     pub reason: Option<String>,
 }
 
+/// One job of a job set: a job file's text and its release time.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobSetEntry {
+    /// Names the file in error messages.
+    pub label: String,
+    /// The job file's text.
+    pub text: String,
+    /// JSON rather than TOML.
+    #[serde(default)]
+    pub json: bool,
+    /// Release time, seconds after the set's submission.
+    #[serde(default)]
+    pub release_s: f64,
+}
+
+/// A job set (seed 001 §6.1): every job with its release time, handed to
+/// the scheduler at once (`Scheduler::on_announce`) and each job held until
+/// its release.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobSetRequest {
+    /// The jobs.
+    pub jobs: Vec<JobSetEntry>,
+}
+
+/// One accepted job of a set.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HeldJob {
+    /// The id the job will have when released.
+    pub id: u32,
+    /// Its label.
+    pub label: String,
+    /// Release time, seconds after the set's submission.
+    pub release_s: f64,
+}
+
 pub use mrsched_sched::{PoolView, PoolsView};
 
 /// A file in the block store.

@@ -402,12 +402,6 @@ fn handle_reply(w: &Arc<W>, reply: HeartbeatReply) {
                 c.cancel.store(true, Ordering::Relaxed);
             }
         }
-        for k in &reply.computes {
-            if let Some(c) = at.get(k) {
-                c.compute.0.store(true, Ordering::Relaxed);
-                c.compute.1.notify_one();
-            }
-        }
     }
     if !reply.delete_jobs.is_empty() || !reply.delete_blocks.is_empty() {
         let (outs, blocks) = (w.outputs(), w.blocks());
@@ -444,6 +438,15 @@ fn handle_reply(w: &Arc<W>, reply: HeartbeatReply) {
                 });
             }
         });
+    }
+    // After the launches: a reduce with an explicit time (MSJO) is admitted
+    // to compute in the same reply that launches it.
+    let at = lk(&w.attempts);
+    for k in &reply.computes {
+        if let Some(c) = at.get(k) {
+            c.compute.0.store(true, Ordering::Relaxed);
+            c.compute.1.notify_one();
+        }
     }
 }
 

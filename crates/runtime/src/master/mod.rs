@@ -238,6 +238,15 @@ async fn submit(
         .map(Json)
 }
 
+async fn submit_set(
+    State(s): S,
+    h: HeaderMap,
+    Json(set): Json<crate::proto::JobSetRequest>,
+) -> R<Vec<crate::proto::HeldJob>> {
+    let u = user_auth(&s, &h)?;
+    lock(&s).submit_set(&u, set).map(Json)
+}
+
 async fn jobs(State(s): S, h: HeaderMap) -> R<Vec<JobView>> {
     user_auth(&s, &h)?;
     lock(&s).jobs().map(Json)
@@ -425,6 +434,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/w/map-outputs/{job}", get(w_map_outputs))
         .route("/api/health", get(health))
         .route("/api/jobs", post(submit).get(jobs))
+        .route("/api/jobsets", post(submit_set))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/kill", post(kill))
         .route("/api/jobs/{id}/attempts", get(attempts))

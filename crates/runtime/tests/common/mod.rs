@@ -47,18 +47,28 @@ pub fn settings(workers: u32) -> MasterSettings {
         max_attempts: 3,
         reduce_slowstart: 0.05,
         seed: 1,
+        unified_slots: false,
     }
 }
 
 impl TestCluster {
     pub async fn start(workers: u32, factory: Option<SchedulerFactory>) -> TestCluster {
+        Self::start_with(settings(workers), factory).await
+    }
+
+    /// A cluster with these master settings.
+    pub async fn start_with(
+        settings: MasterSettings,
+        factory: Option<SchedulerFactory>,
+    ) -> TestCluster {
+        let workers = settings.workers;
         let dir = tempfile::tempdir().unwrap();
         let cfg = MasterConfig {
             dir: dir.path().join("master"),
             listen: "127.0.0.1:0".parse().unwrap(),
             secret: SECRET.into(),
             users: users(),
-            settings: settings(workers),
+            settings,
             metrics: ScrapeAuth {
                 token: Some(SCRAPE.into()),
                 unauthenticated: false,

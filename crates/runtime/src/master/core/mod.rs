@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod dfs;
+mod jobsets;
 mod replay;
 mod users;
 mod views;
@@ -62,6 +63,11 @@ pub struct MasterSettings {
     pub reduce_slowstart: f64,
     /// Placement seed.
     pub seed: u64,
+    /// Pool each worker's map and reduce slots into `map + reduce` unified
+    /// slots that run either kind of task (Hadoop 2 containers; the
+    /// machines of the MSJO model, which run one task of any kind at a
+    /// time).
+    pub unified_slots: bool,
 }
 
 /// Builds a scheduler for a formed cluster in place of
@@ -511,6 +517,8 @@ pub struct Core {
     regs: Vec<NodeInfo>,
     next_session: u64,
     last_sample: Option<Instant>,
+    /// Jobs of a job set waiting for their release times.
+    held: std::collections::VecDeque<jobsets::Held>,
 }
 
 fn now_unix_us() -> u64 {
@@ -538,9 +546,15 @@ pub fn live_cluster(nodes: &[NodeInfo], s: &MasterSettings) -> Cluster {
         .map(|n| Member {
             name: n.name.clone(),
             rack: n.rack.clone(),
-            slots: SlotConfig::Split {
-                map: n.map_slots,
-                reduce: n.reduce_slots,
+            slots: if s.unified_slots {
+                SlotConfig::Unified {
+                    slots: n.map_slots + n.reduce_slots,
+                }
+            } else {
+                SlotConfig::Split {
+                    map: n.map_slots,
+                    reduce: n.reduce_slots,
+                }
             },
         })
         .collect();
@@ -605,6 +619,7 @@ impl Core {
             regs: Vec::new(),
             next_session: gen << 32,
             last_sample: None,
+            held: Default::default(),
         };
         core.replay(records)?;
         core.b.replaying = false;

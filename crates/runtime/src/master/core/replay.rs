@@ -1,6 +1,7 @@
 //! Rebuilding the master from its journal.
 
 use super::*;
+use mrsched_state::ReducePhase;
 
 impl Core {
     pub(super) fn replay(&mut self, records: Vec<Record>) -> Result<(), ApiError> {
@@ -125,8 +126,15 @@ impl Core {
                 let a =
                     f.st.launch(NodeId(node), &Launch::reduce(JobId(job), task))
                         .map_err(|e| ApiError::internal(e.to_string()))?;
-                f.st.finish_copy(a)
-                    .map_err(|e| ApiError::internal(e.to_string()))?;
+                // A reduce with an explicit time (MSJO) has no copy phase:
+                // it computes from its launch.
+                if f.st
+                    .attempt(a)
+                    .is_some_and(|x| x.phase == ReducePhase::Copying)
+                {
+                    f.st.finish_copy(a)
+                        .map_err(|e| ApiError::internal(e.to_string()))?;
+                }
                 f.st.take_compute_started();
                 f.st.finish_reduce(a)
                     .map_err(|e| ApiError::internal(e.to_string()))?;

@@ -15,6 +15,7 @@ fn settings() -> MasterSettings {
         max_attempts: 2,
         reduce_slowstart: 1.0,
         seed: 3,
+        unified_slots: false,
     }
 }
 
@@ -279,4 +280,44 @@ fn late_reduce_reports_delete_their_block_but_repeated_ones_do_not() {
     });
     assert_eq!(w[0].beat(&mut c).delete_blocks, vec![1234]);
     assert_eq!(w[1].beat(&mut c).delete_blocks, vec![1234]);
+}
+
+#[test]
+fn a_reopened_journal_rebuilds_jobs_with_predicted_times() {
+    // Reduces with a predicted time (MSJO) compute from their launch, with
+    // no copy phase: the replay must finish them all the same.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.redb");
+    let before = {
+        let mut c = Core::open(Journal::open(&path).unwrap(), settings(), None).unwrap();
+        let r0 = c.register(reg("a")).unwrap();
+        let r1 = c.register(reg("b")).unwrap();
+        let mut blocks = Vec::new();
+        for _ in 0..3 {
+            let (id, targets) = c.new_block(2).unwrap();
+            blocks.push(BlockMeta {
+                id,
+                bytes: 10,
+                replicas: targets.iter().map(|t| t.0).collect(),
+            });
+        }
+        c.commit_file(&alice(), "in", blocks).unwrap();
+        let mut w: Vec<Fake> = [r0, r1]
+            .iter()
+            .map(|r| Fake {
+                node: r.node,
+                session: r.session,
+                reports: Vec::new(),
+            })
+            .collect();
+        let text = "input = \"in\"\noutput = \"out\"\nreduces = 2\nweight = 3\nmap_time_s = 1\nreduce_time_s = 2\n[program]\nkind = \"wordcount\"\n";
+        let s = c.submit(&alice(), "t.toml", text, false).unwrap();
+        drive(&mut c, &mut w, false);
+        let s = &summary(&c)[s.id as usize];
+        assert_eq!((s.1.as_str(), s.2, s.3), ("succeeded", 3, 2), "{s:?}");
+        summary(&c)
+    };
+    let c = Core::open(Journal::open(&path).unwrap(), settings(), None).unwrap();
+    assert_eq!(summary(&c), before);
+    assert_eq!(c.file_view("out").unwrap().blocks.len(), 2);
 }

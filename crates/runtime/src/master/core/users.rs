@@ -11,6 +11,12 @@ impl Core {
         text: &str,
         json: bool,
     ) -> Result<Submitted, ApiError> {
+        if !self.held.is_empty() {
+            return Err(ApiError::conflict(format!(
+                "a job set is being released ({} job(s) still held until their release times); submit after it",
+                self.held.len()
+            )));
+        }
         let r = self.submit_inner(user, label, text, json, None);
         self.commit()?;
         r
@@ -121,7 +127,7 @@ impl Core {
                         index: bi as u32,
                     }),
                     input_mb: b.bytes as f64 / 1_048_576.0,
-                    time: None,
+                    time: jf.map_time_s.map(Time::from_secs_f64),
                 });
                 blocks.push((b.id, b.replicas.clone()));
             }
@@ -136,7 +142,12 @@ impl Core {
             arrival: f.st.now(),
             input: input_ids,
             maps: maps.into(),
-            reduces: vec![ReduceSpec { time: None }; jf.reduces as usize],
+            reduces: vec![
+                ReduceSpec {
+                    time: jf.reduce_time_s.map(Time::from_secs_f64),
+                };
+                jf.reduces as usize
+            ],
             cost: CostParams {
                 map_cpu_s_per_mb: 0.05,
                 map_output_ratio: 1.0,

@@ -421,6 +421,8 @@ impl Core {
         for j in due {
             f.st.release_reduces(j);
         }
+        self.release_held(now);
+        let f = self.formed.as_mut().expect("formed");
         if f.sched.next_timer().is_some_and(|t| t <= now) {
             f.driver
                 .fire_timer(&mut f.st, f.sched.as_mut(), &mut self.b);

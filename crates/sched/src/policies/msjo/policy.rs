@@ -119,6 +119,8 @@ pub struct Msjo {
     follower: PlanFollower,
     /// Planned offline from the announced job set.
     offline: bool,
+    /// Ids of the announced jobs.
+    announced: std::ops::Range<u32>,
     /// Arrivals not yet planned.
     unplanned: bool,
     next_batch: Option<Time>,
@@ -153,6 +155,7 @@ impl Msjo {
             plan_opts,
             machines,
             offline: false,
+            announced: 0..0,
             unplanned: false,
             next_batch: None,
             stats: BTreeMap::new(),
@@ -194,11 +197,22 @@ impl Msjo {
         Some((p * (1.0 + e * (2.0 * u - 1.0))).max(0.01 * p))
     }
 
-    fn noisy_instance(&self, cluster: &Cluster, jobs: &[Arc<JobSpec>]) -> Option<Instance> {
+    /// The instance of an announced job set whose jobs will get the ids
+    /// `first`, `first + 1`, ... (0 in the simulator; the next free id on
+    /// a live master).
+    fn noisy_instance(
+        &self,
+        cluster: &Cluster,
+        jobs: &[Arc<JobSpec>],
+        first: u32,
+    ) -> Option<Instance> {
         let mut inst = Instance::from_jobs(jobs, cluster)?;
+        for j in inst.jobs.iter_mut() {
+            j.id = JobId(j.id.0 + first);
+        }
         for t in inst.tasks.iter_mut() {
             let job = inst.jobs[t.job].id;
-            let spec = &jobs[job.idx()];
+            let spec = &jobs[t.job];
             t.p = self.planned_time(cluster, spec, job, t.kind, t.index)?;
             if t.kind == TaskKind::Map {
                 t.delay = spec.shuffle_delay_factor * t.p;
@@ -303,18 +317,23 @@ impl Scheduler for Msjo {
         if self.opts.batch_interval_s.is_some() {
             return;
         }
-        if let Some(inst) = self.noisy_instance(st.cluster(), jobs) {
+        let first = st.jobs().len() as u32;
+        if let Some(inst) = self.noisy_instance(st.cluster(), jobs, first) {
             self.install(&inst);
             self.offline = true;
+            self.announced = first..first + jobs.len() as u32;
         }
     }
 
     fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
         self.follower.on_event(st, ev);
-        if let StateEvent::JobAdmitted(_) = ev {
-            if self.offline {
+        if let StateEvent::JobAdmitted(j) = ev {
+            if self.offline && self.announced.contains(&j.0) {
                 return;
             }
+            // A job outside the announced set (a live master takes more
+            // jobs after a set): plan online from here on.
+            self.offline = false;
             match self.opts.batch_interval_s {
                 Some(b) => {
                     if !self.unplanned {
