@@ -38,6 +38,24 @@ impl Core {
         Ok(())
     }
 
+    /// A journalled job, or an error naming it: a record that names a job
+    /// the replay did not create is reported, never a panic.
+    fn replayed_job(&mut self, job: u32) -> Result<&mut JobMeta, ApiError> {
+        self.b.jobs.get_mut(job as usize).ok_or_else(|| {
+            ApiError::internal(format!(
+                "the journal names job {job}, which it never submitted"
+            ))
+        })
+    }
+
+    /// The map-output slot of a journalled map task.
+    fn map_slot(&mut self, job: u32, task: u32) -> Result<&mut Option<(String, u32)>, ApiError> {
+        self.replayed_job(job)?
+            .map_out
+            .get_mut(task as usize)
+            .ok_or_else(|| missing(job, "map", task))
+    }
+
     pub(super) fn replay_one(&mut self, r: Record) -> Result<(), ApiError> {
         match r {
             Record::Node { .. } => {}
@@ -93,8 +111,13 @@ impl Core {
                 key,
             } => {
                 self.advance(Time(t));
+                for &(j, task) in &tasks {
+                    self.map_slot(j, task)?;
+                }
                 let f = self.formed_mut()?;
-                let (j, task) = tasks[0];
+                let Some(&(j, task)) = tasks.first() else {
+                    return Err(ApiError::internal("a map record without tasks"));
+                };
                 let riders = tasks[1..].iter().map(|&(j, t)| (JobId(j), t)).collect();
                 let l = Launch::Map {
                     job: JobId(j),
@@ -107,7 +130,7 @@ impl Core {
                 f.st.finish_map(a)
                     .map_err(|e| ApiError::internal(e.to_string()))?;
                 for (j, t) in tasks {
-                    self.b.jobs[j as usize].map_out[t as usize] = Some((key.clone(), node));
+                    *self.map_slot(j, t)? = Some((key.clone(), node));
                 }
             }
             Record::ReduceDone {
@@ -120,8 +143,11 @@ impl Core {
                 replicas,
             } => {
                 self.advance(Time(t));
-                self.b.jobs[job as usize].reduce_out[task as usize] =
-                    Some((block, bytes, replicas));
+                *self
+                    .replayed_job(job)?
+                    .reduce_out
+                    .get_mut(task as usize)
+                    .ok_or_else(|| missing(job, "reduce", task))? = Some((block, bytes, replicas));
                 let f = self.formed.as_mut().ok_or_else(not_formed)?;
                 let a =
                     f.st.launch(NodeId(node), &Launch::reduce(JobId(job), task))
@@ -178,13 +204,13 @@ impl Core {
                 self.formed_mut()?
                     .st
                     .map_output_lost(JobId(job), task, NodeId(node));
-                self.b.jobs[job as usize].map_out[task as usize] = None;
+                *self.map_slot(job, task)? = None;
             }
             Record::Evicted { t, job, node } => {
                 self.advance(Time(t));
                 let f = self.formed.as_mut().ok_or_else(not_formed)?;
                 f.st.evict_outputs(JobId(job), NodeId(node));
-                for o in self.b.jobs[job as usize].map_out.iter_mut() {
+                for o in self.replayed_job(job)?.map_out.iter_mut() {
                     if o.as_ref().is_some_and(|(_, n)| *n == node) {
                         *o = None;
                     }
@@ -198,4 +224,10 @@ impl Core {
         self.settle();
         Ok(())
     }
+}
+
+fn missing(job: u32, kind: &str, task: u32) -> ApiError {
+    ApiError::internal(format!(
+        "the journal names {kind} task {task} of job {job}, which has no such task"
+    ))
 }

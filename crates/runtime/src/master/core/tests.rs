@@ -321,3 +321,82 @@ fn a_reopened_journal_rebuilds_jobs_with_predicted_times() {
     assert_eq!(summary(&c), before);
     assert_eq!(c.file_view("out").unwrap().blocks.len(), 2);
 }
+
+#[test]
+fn journal_records_naming_unknown_jobs_or_tasks_are_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Core::open(
+        Journal::open(&dir.path().join("j.redb")).unwrap(),
+        settings(),
+        None,
+    )
+    .unwrap();
+    c.register(reg("a")).unwrap();
+    c.register(reg("b")).unwrap();
+    let reduce = |job, task| Record::ReduceDone {
+        t: 1,
+        node: 0,
+        job,
+        task,
+        block: 7,
+        bytes: 1,
+        replicas: vec![0],
+    };
+    let e = c.replay_one(reduce(99, 0)).unwrap_err();
+    assert!(e.message.contains("job 99"), "{}", e.message);
+    for r in [
+        Record::MapDone {
+            t: 1,
+            node: 0,
+            tasks: vec![(3, 0)],
+            key: "k".into(),
+        },
+        Record::MapDone {
+            t: 1,
+            node: 0,
+            tasks: Vec::new(),
+            key: "k".into(),
+        },
+        Record::OutputLost {
+            t: 1,
+            job: 5,
+            task: 0,
+            node: 0,
+        },
+        Record::Evicted {
+            t: 1,
+            job: 5,
+            node: 0,
+        },
+    ] {
+        assert!(c.replay_one(r).is_err());
+    }
+    // A job that exists, with a task index past its end.
+    let mut blocks = Vec::new();
+    let (id, targets) = c.new_block(1).unwrap();
+    blocks.push(BlockMeta {
+        id,
+        bytes: 10,
+        replicas: targets.iter().map(|t| t.0).collect(),
+    });
+    c.commit_file(&alice(), "in", blocks).unwrap();
+    let s = c
+        .submit(
+            &alice(),
+            "ok.toml",
+            &job("out", "kind = \"wordcount\""),
+            false,
+        )
+        .unwrap();
+    let e = c.replay_one(reduce(s.id, 50)).unwrap_err();
+    assert!(e.message.contains("reduce task 50"), "{}", e.message);
+    let e = c
+        .replay_one(Record::MapDone {
+            t: 1,
+            node: 0,
+            tasks: vec![(s.id, 9)],
+            key: "k".into(),
+        })
+        .unwrap_err();
+    assert!(e.message.contains("map task 9"), "{}", e.message);
+}
