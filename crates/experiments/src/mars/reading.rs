@@ -114,7 +114,7 @@ impl Sweep {
         let tol = 0.5 * 10f64.powi(-(digits as i32));
         if lo < a.min(b) - tol || hi > a.max(b) + tol {
             s.push_str(&format!(
-                " (between {lo:.digits$} and {hi:.digits$} over the sweep)"
+                ", ranging {lo:.digits$}-{hi:.digits$} over the sweep"
             ));
         }
         s
@@ -292,7 +292,7 @@ mod tests {
         assert_eq!(up.trend("A"), Trend::Rises);
         assert_eq!(
             up.describe("A", &JOBS, 2),
-            "rises from 1.00 at 10 jobs to 1.50 at 30 (between 1.00 and 1.60 over the sweep)"
+            "rises from 1.00 at 10 jobs to 1.50 at 30, ranging 1.00-1.60 over the sweep"
         );
         let down = sweep(&[10.0, 20.0, 30.0], &["A"], &[&[1.5, 1.2, 1.0]]);
         assert_eq!(down.trend("A"), Trend::Falls);
