@@ -167,8 +167,10 @@ pub struct CompareArgs {
 /// `mrsched reproduce`.
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
-    /// Experiment name (`mrsched list experiments`), or `all`.
-    pub name: Option<String>,
+    /// Experiment names (`mrsched list experiments`), or `all`. Several
+    /// run in one process, in the order given: Figures 8, 11 and 12 reuse
+    /// Figure 7's runs when it comes first.
+    pub names: Vec<String>,
     /// Directory for the report and figures.
     #[arg(long, default_value = "docs/reproductions")]
     pub out: PathBuf,

@@ -400,17 +400,20 @@ fn command_line() -> String {
 }
 
 fn reproduce(a: ReproduceArgs) -> Result<()> {
-    let Some(name) = a.name.as_deref() else {
+    if a.names.is_empty() {
         return list(ListArgs {
             what: Some(ListWhat::Experiments),
             format: a.format,
         });
-    };
-    let exps = if name == "all" {
-        mrsched_experiments::experiments()
-    } else {
+    }
+    let mut exps = Vec::new();
+    for name in &a.names {
+        if name == "all" {
+            exps.extend(mrsched_experiments::experiments());
+            continue;
+        }
         match mrsched_experiments::find(name) {
-            Some(e) => vec![e],
+            Some(e) => exps.push(e),
             None => {
                 return Err(usage(format!(
                     "no experiment `{name}` (known: {})",
@@ -422,7 +425,7 @@ fn reproduce(a: ReproduceArgs) -> Result<()> {
                 )))
             }
         }
-    };
+    }
     let ctx = mrsched_experiments::ExpContext {
         out_dir: a.out.clone(),
         quick: a.quick,

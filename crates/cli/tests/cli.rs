@@ -279,6 +279,37 @@ fn list_and_reproduce() {
     assert!(dir.join("fifo-locality-by-size.svg").exists());
     let out = bin().args(["reproduce", "no-such"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Several names: every one is checked before any runs.
+    let dir2 = dir.join("several");
+    let out = bin()
+        .args(["reproduce", "fair-fig3", "no-such", "--quick", "--out"])
+        .arg(&dir2)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such"));
+    assert!(!dir2.join("fair-fig3.md").exists(), "nothing ran");
+    let out = bin()
+        .args([
+            "reproduce",
+            "fair-fig3",
+            "fair-batch-2jobs",
+            "--quick",
+            "-f",
+            "json",
+            "--out",
+        ])
+        .arg(&dir2)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["name"], "fair-fig3");
+    assert_eq!(v[1]["name"], "fair-batch-2jobs");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -7,6 +7,10 @@
 //! same instance (COGE, epsilon 0.3; the task-level LP for T-MarS).
 //! Several seeds per point; the reports give mean, min and max.
 
+mod job_readings;
+mod reading;
+mod task_readings;
+
 use crate::common::{figure_path, finish, md_table, par_map, run_config};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart_spread, Series};
@@ -22,6 +26,7 @@ use mrsched_sched::policies::msjo::{
 use mrsched_sched::SchedulerConfig;
 use mrsched_workload::catalog;
 use mrsched_workload::msjo::{msjo, Counts, MsjoParams, Times, UnitWeights};
+use std::collections::BTreeMap;
 
 /// One scheduler of a figure: label and scheduler configuration (TOML).
 struct Algo {
@@ -362,17 +367,43 @@ fn params(jobs: usize) -> MsjoParams {
     }
 }
 
+/// A job-count figure (7-12): what the registry entry passes to
+/// [`job_sweep`].
+struct JobFig {
+    name: &'static str,
+    title: &'static str,
+    cluster: &'static str,
+    /// The paper's numbers for the figure (a quotation).
+    paper: &'static str,
+    reading: job_readings::JobReading,
+    /// Whether the figure also runs Figure 7's random scenario on the same
+    /// seeds and job counts (the paper states it as a change from Fig. 7).
+    baseline: bool,
+}
+
+/// Points of a job sweep by (seed, job count).
+type KeptPoints = BTreeMap<(u64, usize), Vec<f64>>;
+
+/// Figure 7's points (ratios, then run times) by (seed, job count), kept
+/// for the figures whose baseline is Figure 7's scenario (8, 11, 12) when
+/// they run in the same process after it (`mrsched reproduce all`): the
+/// simulator is deterministic, so the same seed, job count, cluster and
+/// LP solver give the same ratios, and the baseline costs nothing.
+fn random_points() -> std::sync::MutexGuard<'static, KeptPoints> {
+    static KEPT: std::sync::OnceLock<std::sync::Mutex<KeptPoints>> = std::sync::OnceLock::new();
+    KEPT.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
 /// The job-count sweeps of Figures 7-12.
 fn job_sweep(
     ctx: &ExpContext,
-    name: &str,
-    title: &str,
-    cluster: &str,
+    f: &JobFig,
     make: &(dyn Fn(usize) -> MsjoParams + Sync),
-    paper: &str,
-    reading: &str,
 ) -> Result<ExpReport, ExpError> {
-    let cluster = catalog::cluster(cluster).map_err(err)?;
+    let (name, title, paper) = (f.name, f.title, f.paper);
+    let cluster = catalog::cluster(f.cluster).map_err(err)?;
     let xs: Vec<usize> = if ctx.quick {
         vec![4, 8]
     } else {
@@ -390,10 +421,42 @@ fn job_sweep(
         String::new()
     };
     let p0 = if goal.is_empty() { 0.0 } else { 0.4 };
-    let times = sw.fill_timed(seeds.len(), p0, 0.95 - p0, |i, k| {
+    let span = if f.baseline { 0.5 } else { 0.95 } - p0;
+    let times = sw.fill_timed(seeds.len(), p0, span, |i, k| {
         let s = seeds[k];
-        job_point(&cluster, &msjo(s, &make(xs[i])), &algos, s, None)
+        let v = job_point(&cluster, &msjo(s, &make(xs[i])), &algos, s, None)?;
+        if name == FIG7.name {
+            random_points().insert((s, xs[i]), v.clone());
+        }
+        Ok(v)
     })?;
+    let base = if f.baseline {
+        // The paper's four algorithms (offline MarS first: its LP value
+        // is the bound) on the random scenario.
+        let paper_algos: Vec<Algo> = job_level("").into_iter().take(4).collect();
+        let mut b = Sweep::new(sw.xs.clone(), paper_algos.iter().map(|a| a.label).collect());
+        b.fill(seeds.len(), 0.5, 0.45, |i, k| {
+            let s = seeds[k];
+            let kept = random_points().get(&(s, xs[i])).cloned();
+            let v = match kept {
+                Some(v) => v,
+                None => job_point(&cluster, &msjo(s, &params(xs[i])), &paper_algos, s, None)?,
+            };
+            Ok(v[..paper_algos.len()].to_vec())
+        })?;
+        Some(b)
+    } else {
+        None
+    };
+    let reading = (f.reading)(&sw, base.as_ref());
+    let base_section = match &base {
+        Some(b) => format!(
+            "Baseline: the random scenario (mars-fig7's setup) on the same seeds, job counts and machines, \
+which the paper's statements for this figure are changes from:\n\n{}\n",
+            b.table("jobs")
+        ),
+        None => String::new(),
+    };
     let fig = sw.plot(
         ctx,
         &format!("{name}.svg"),
@@ -406,7 +469,7 @@ fn job_sweep(
 Setup: {setup}; 50 machines unless noted; each algorithm runs as a scheduler in the simulator \
 (plans followed on heartbeats every 0.1 s); ratio = simulated TWJCT / COGE LP value (epsilon 0.3) of the same instance. \
 The table gives mean [min, max] over seeds; the figure plots the means with bars from min to max.\n\n\
-{table}\n![{name}]({name}.svg)\n\n{ttable}\n{goal}## The paper\n\n{paper}\n\n## Reading\n\n{reading}\n\n{ours}\n",
+{table}\n![{name}]({name}.svg)\n\n{base_section}{ttable}\n{goal}## The paper\n\n{paper}\n\n## Reading\n\n{reading}\n\n{ours}\n",
         ttable = time_table(&times, "MarS", OURS, "jobs"),
         ours = ours_reading(&sw, &times, "MarS"),
         seed = ctx.seed,
@@ -502,12 +565,22 @@ const SETUP: &str = "Bernoulli(1/2) arrivals per second, Poisson(30) maps and U[
 N(10,5) / N(15,5) s task times clipped at 1 s, weights N(30,10), delays 0.2 x map time (§5.1.1)";
 
 macro_rules! job_fig {
-    ($konst:ident, $name:literal, $about:literal, $title:literal, $cluster:literal, $make:expr, $paper:literal, $reading:literal) => {
+    ($konst:ident, $name:literal, $about:literal, $title:literal, $cluster:literal, $make:expr, $paper:literal, $reading:expr, $base:literal) => {
         /// Registry entry.
         pub const $konst: Experiment = Experiment {
             name: $name,
             about: $about,
-            run: |ctx| job_sweep(ctx, $name, $title, $cluster, &$make, $paper, $reading),
+            run: |ctx| {
+                let fig = JobFig {
+                    name: $name,
+                    title: $title,
+                    cluster: $cluster,
+                    paper: $paper,
+                    reading: $reading,
+                    baseline: $base,
+                };
+                job_sweep(ctx, &fig, &$make)
+            },
         };
     };
 }
@@ -515,19 +588,19 @@ macro_rules! job_fig {
 job_fig!(FIG7, "mars-fig7", "seed 001 Fig. 7: TWJCT ratio vs jobs, random scenario (MarS, MARES, HUWF, HJWF)",
     "Randomized scenario", "unified-50", |n| params(n),
     "MarS 1.32 at 10 jobs, 1.39 at 20, about 1.38 (variance < 0.02) beyond; MARES 1.58 at 10 and 1.96 at 20, then stable; HUWF 1.77 -> 2.17, HJWF 1.86 -> 2.25; MarS better by over 40% in most cases.",
-    "MarS falls from 1.34 at 10 jobs to 1.18 at 100 (paper 1.32 rising to about 1.38) and is the best algorithm at every size; HUWF (1.51 -> 1.84) and HJWF (1.56 -> 2.03) rise with the job count as in the paper (1.77 -> 2.17 and 1.86 -> 2.25), HJWF above HUWF as there; at 100 jobs MarS is 0.66 below HUWF and 0.84 below HJWF. MARES is the worst here (2.10-2.25) while the paper has it second: our MARES balances total work per machine (LPT) without regard to release times and runs each machine's tasks in LP order; the original's column-generation LP and idle rule are not available (prior-work section 4.1). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
+    job_readings::fig7, false);
 job_fig!(FIG8, "mars-fig8", "seed 001 Fig. 8: uniform task numbers (30 maps, 10 reduces)",
     "Uniform task number", "unified-50", |n| MsjoParams { counts: Counts::Uniform, ..params(n) },
     "MarS about 1.15; MARES 1.48 -> 1.88; HUWF and HJWF 0.2 lower than in Fig. 7 on average, close to each other.",
-    "MarS 1.42 at 10 jobs falling to 1.14 at 100 (paper about 1.15) and best at every size; MARES 2.04-2.21 (paper 1.48 -> 1.88); HUWF 1.64-1.84 and HJWF 1.61-1.84 are close to each other, as in the paper, but not lower than in mars-fig7 (the paper has them 0.2 lower). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
+    job_readings::fig8, true);
 job_fig!(FIG9, "mars-fig9", "seed 001 Fig. 9: uniform task times (10 s maps, 15 s reduces)",
     "Uniform task processing time", "unified-50", |n| MsjoParams { times: Times::Uniform, ..params(n) },
     "MarS within 0.08 of the bound at 10 jobs and within 0.02 beyond; MarS-MARES gap 0.35 on average.",
-    "MarS 1.29 at 10 jobs falling to 1.15 at 100 and best at every size; the paper's MarS is within 0.08 of its bound, which our looser bound cannot show. MARES is closest to the others here (1.52-1.67 against 2.04-2.25 with random times), as the paper says; the MarS-MARES gap is 0.39 on average (0.32-0.43), the paper's 0.35. HUWF 1.36-1.65, HJWF 1.42-1.73. Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
+    job_readings::fig9, false);
 job_fig!(FIG10, "mars-fig10", "seed 001 Fig. 10: 100 machines, random scenario",
     "Impact of machine number (100 machines)", "unified-100", |n| params(n),
     "MarS 1.09 at 10 jobs declining to 1.01; others rise with the job count; at 100 jobs MarS beats MARES, HUWF, HJWF by 0.42, 0.75, 0.79.",
-    "MarS 1.24 at 10 jobs, 1.35-1.37 at 20-40 and 1.25 at 100 (paper 1.09 falling to 1.01), best at every size; the others rise with the job count (HUWF 1.25 -> 2.10, HJWF 1.29 -> 2.37, MARES 1.74-2.35); at 100 jobs MarS beats MARES, HUWF and HJWF by 0.94, 0.85 and 1.12 (paper 0.42, 0.75, 0.79). With 100 machines 10 jobs leave machines idle, so MarS, HUWF and HJWF are close there (1.24-1.29). Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
+    job_readings::fig10, false);
 job_fig!(
     FIG11,
     "mars-fig11",
@@ -539,12 +612,13 @@ job_fig!(
         ..params(n)
     },
     "MarS and MARES unchanged from Fig. 7; HUWF and HJWF about 10% worse.",
-    "HUWF (1.62-2.05) is 7-12% worse than in mars-fig7 and HJWF (1.66-2.14) 5-9% worse, the paper's direction (about 10%); MARES (2.09-2.23) is as in mars-fig7. MarS also degrades (1.43-1.60 against 1.18-1.34), unlike the paper's unchanged MarS, but stays best at every size. Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules."
+    job_readings::fig11,
+    true
 );
 job_fig!(FIG12, "mars-fig12", "seed 001 Fig. 12: decreasing unit-weight category",
     "Decreasing UW category", "unified-50", |n| MsjoParams { unit_weights: UnitWeights::Decreasing, ..params(n) },
     "MarS and MARES as in Fig. 7; HUWF better than MARES (its order is the release order); HJWF worse.",
-    "MarS 1.17-1.33 and MARES 2.11-2.23 as in mars-fig7; HUWF improves (1.44-1.55 against 1.51-1.84 in mars-fig7) and beats MARES, as in the paper, but not MarS; HJWF (1.57-1.72) stays behind HUWF. Our bound is COGE stopped at epsilon 0.3 on heavily loaded instances (Bernoulli(1/2) arrivals bring about five times the work 50 machines serve), so ratios cannot approach 1 even for very good schedules.");
+    job_readings::fig12, true);
 
 /// Figures 5-6: stop threshold vs MarS's ratio and COGE's iterations.
 pub const FIG5_6: Experiment = Experiment {
@@ -627,12 +701,16 @@ Setup: {SETUP}; {jobs} jobs on 50 machines. MarS runs with each epsilon; its sim
 COGE bound at epsilon 0.1 (one denominator for the whole sweep, so the curve shows schedule quality only). \
 Iterations are COGE's LP solves.\n\n## TWJCT ratio (Fig. 5)\n\n{t1}\n![fig5](mars-fig5.svg)\n\n## Iterations (Fig. 6)\n\n{t2}\n![fig6](mars-fig6.svg)\n\n\
 ## The paper\n\n100 jobs: from epsilon 0.1 to 0.5 MarS degrades slightly while the iteration count falls quickly; epsilon = 0.3 was chosen. \
-No numbers are given in the text.\n\n## Reading\n\nThe paper's shape: MarS's ratio (against one bound per seed) rises slightly, from 1.11 at epsilon 0.1 to 1.16 at 0.3 and 1.30 at 0.5, while COGE's LP \
-solves fall quickly, from 27-30 at 0.1 (30 is the round cap) to 17-21 at 0.3 and 7-10 at 0.5. The paper reports fewer than 10 iterations in practice; \
-ours need more at epsilon 0.3 on these heavily loaded instances, whose no-violation solution is far from the LP's.\n\n\
+No numbers are given in the text.\n\n## Reading\n\n{reading}\n\n\
 {OURS} (not in the paper; MarS's list schedule improved by a local search, docs/policies/msjo.md) on the same LP: {cmp}; \
 {o_lo:.3} at epsilon {e_lo} and {o_hi:.3} at {e_hi} (MarS {m_lo:.3} and {m_hi:.3}): from the tightest to the loosest LP its ratio changes by \
 {d_o:+.3}, MarS's by {d_m:+.3}.\n",
+        reading = job_readings::fig5_6(
+            &ratio,
+            &iters,
+            CogeOptions::default().max_rounds,
+            eps.iter().position(|e| *e == 0.3).unwrap_or(eps.len() / 2),
+        ),
         cmp = ratio.compare(OURS, "MarS"),
         e_lo = eps[0],
         e_hi = eps[eps.len() - 1],
@@ -862,13 +940,8 @@ Setup: §5.1.1 random jobs generated until the task count is reached (the last j
 50 machines. Ratio = simulated total weighted task completion time / the task-level LP (11)-(13) value (epsilon 0.3). \
 `T-MarS` is Algorithm 3 with its interval floors; `T-MarS packed` drops the floors.\n\n{table}\n![fig15](mars-fig15.svg)\n\n\
 ## The paper\n\n100 tasks: T-MarS 1.03, H-MARES 1.19, STF 1.31, HTWF 1.42. 1000 tasks: T-MarS at most 1.21, H-MARES 1.6, STF and HTWF above 2.2.\n\n\
-## Reading\n\nAlgorithm 3's floors (tasks of interval n wait until tau_(n-1) = 1 + sum (t_k + a_k)) insert idle time that the \
-paper's reported ratios do not show; the packed variant is the closer match to its numbers. {stf}, where the paper has STF \
-well behind T-MarS; at {last} tasks STF is at {stf_last:.2} and packed T-MarS at {packed_last:.2}.\n",
-        stf = sw.compare("STF", "T-MarS packed"),
-        last = xs[xs.len() - 1],
-        stf_last = sw.mean("STF", xs.len() - 1),
-        packed_last = sw.mean("T-MarS packed", xs.len() - 1),
+## Reading\n\n{reading}\n",
+        reading = task_readings::fig15(&sw),
         seed = ctx.seed,
         lp = lp_solver(),
         quick = if ctx.quick { ", quick" } else { "" },
@@ -921,7 +994,9 @@ fn fig16(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         "# Relative waiting time (seed 001, Figure 16)\n\nRerun: `mrsched reproduce {name}` (seed {seed}{quick}; LP solver {lp}).\n\n\
 Setup: {n} tasks as in mars-fig15. A task's waiting time is its completion minus its job's submission; relative waiting time \
 divides by the longest. The table gives the share of tasks whose relative waiting time is at most x.\n\n{table}\n![fig16](mars-fig16.svg)\n\n\
-## The paper\n\nAt the median relative waiting time (0.5): T-MarS 71% of tasks finished, H-MARES 62%, STF 58%, HTWF 51%.\n",
+## The paper\n\nAt the median relative waiting time (0.5): T-MarS 71% of tasks finished, H-MARES 62%, STF 58%, HTWF 51%.\n\n\
+## Reading\n\n{reading}\n",
+        reading = task_readings::fig16(&sw),
         seed = ctx.seed,
         lp = lp_solver(),
         quick = if ctx.quick { ", quick" } else { "" },
@@ -1124,6 +1199,26 @@ mod tests {
     }
 
     #[test]
+    fn figure_sevens_kept_points_equal_a_fresh_baseline_run() {
+        let dir = std::env::temp_dir().join(format!("mrsched-mars-kept-{}", std::process::id()));
+        let ctx = ExpContext {
+            out_dir: dir.clone(),
+            quick: true,
+            seed: 1,
+        };
+        (FIG7.run)(&ctx).unwrap();
+        let kept = random_points()
+            .get(&(1, 4))
+            .cloned()
+            .expect("kept by Figure 7");
+        let cluster = catalog::cluster("unified-50").unwrap();
+        let paper_algos: Vec<Algo> = job_level("").into_iter().take(4).collect();
+        let fresh = job_point(&cluster, &msjo(1, &params(4)), &paper_algos, 1, None).unwrap();
+        assert_eq!(kept[..4], fresh[..4]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
     fn quick_runs_write_reports() {
         let dir = std::env::temp_dir().join(format!("mrsched-mars-test-{}", std::process::id()));
         let ctx = ExpContext {
@@ -1131,9 +1226,10 @@ mod tests {
             quick: true,
             seed: 1,
         };
-        for e in [FIG7, FIG15, FIG17] {
+        for e in [FIG7, FIG8, FIG15, FIG16, FIG17] {
             let r = (e.run)(&ctx).unwrap_or_else(|x| panic!("{}: {x}", e.name));
             assert!(r.markdown.contains("The paper"));
+            assert!(r.markdown.contains("## Reading"));
             assert!(r.figures.iter().all(|f| f.exists()));
         }
         let _ = std::fs::remove_dir_all(&dir);
