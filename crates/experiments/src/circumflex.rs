@@ -521,10 +521,10 @@ following it exactly until the next.\n\n",
         x.thetas,
         x.corrs,
     ));
-    md.push_str(
+    md.push_str(&format!(
         "**Driver.** The sweep runs the paper's scheduling model itself (malleable map-only jobs \
 on S slots with linear speedup, `FluidModel`): Section 4 follows each schedule \"precisely until \
-the next arrival\", which a task-level cluster cannot do, and the sweep is 20,250 runs of 1000 \
+the next arrival\", which a task-level cluster cannot do, and the sweep is {runs} runs of {jobs} \
 jobs. The fluid model calls the same subjob decomposition (`Decomposer`) and the same \
 GSR / BDP + RLMP solver (`order::solve`) as the `flex` scheduler does at each re-solve on a \
 cluster; section 6 below runs the base case through the full simulator as a check. The full \
@@ -537,7 +537,9 @@ instance so its unshared work is exactly rho T S; the correlation steps kappa = 
 D (21 clamped to D = 20); no minimum or maximum slots (M_j = S); each (setting, repetition) uses \
 the same repetition seed for every setting, and ratios are averaged over repetitions. \
 Stretch is response time over the job's time alone on the S slots.\n\n",
-    );
+        runs = thousands(x.thetas.len() * x.thetas.len() * x.corrs.len() * x.reps),
+        jobs = x.base.jobs,
+    ));
 
     // --- Figure 5: theta1 = theta2 = 1.
     let t_hi = *x.thetas.last().unwrap_or(&1.0);
@@ -1186,9 +1188,29 @@ fn rho_reading(rho_row: &dyn Fn(f64, usize, &str) -> f64) -> String {
         .join(" ")
 }
 
+/// A count with thousands separated by commas (20250 -> "20,250").
+fn thousands(n: usize) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(thousands(20250), "20,250");
+        assert_eq!(thousands(150), "150");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
 
     #[test]
     fn quick_sweep_runs_and_orders_the_schemes() {
