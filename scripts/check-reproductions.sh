@@ -52,9 +52,23 @@ committed=docs/reproductions
 jobs=${JOBS:-$(nproc)}
 
 # Independent experiments run side by side, each in its own directory.
-printf '%s\n' "${names[@]}" |
+# Figures 8, 11 and 12 compare with Figure 7's scenario and reuse its runs
+# when they follow it in one process: those four run as one item (names
+# joined by '+', the directory named after the first).
+items=()
+group=()
+for n in "${names[@]}"; do
+  case "$n" in
+    mars-fig7|mars-fig8|mars-fig11|mars-fig12) group+=("$n") ;;
+    *) items+=("$n") ;;
+  esac
+done
+if [ ${#group[@]} -gt 0 ]; then
+  items=("$(IFS=+; echo "${group[*]}")" "${items[@]}")
+fi
+printf '%s\n' "${items[@]}" |
   xargs -P "$jobs" -I{} sh -c \
-    '"$1" reproduce "$2" --out "$3/$2" >/dev/null 2>"$3/$2.err" || echo "$2" >>"$3/failed"' \
+    'd=${2%%+*}; "$1" reproduce $(echo "$2" | tr + " ") --out "$3/$d" >/dev/null 2>"$3/$d.err" || echo "$d" >>"$3/failed"' \
     sh "$bin" {} "$scratch"
 
 status=0
@@ -79,9 +93,11 @@ same() {
   esac
 }
 stale=()
-for n in "${names[@]}"; do
+for n in "${items[@]}"; do
+  n=${n%%+*}
   [ -d "$scratch/$n" ] || continue
   for f in "$scratch/$n"/*; do
+    [ -e "$f" ] || continue
     b=$(basename "$f")
     if [ ! -f "$committed/$b" ]; then
       stale+=("$b (not committed)")
