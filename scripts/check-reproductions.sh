@@ -96,8 +96,11 @@ stale=()
 for n in "${items[@]}"; do
   n=${n%%+*}
   [ -d "$scratch/$n" ] || continue
+  if [ -z "$(ls -A "$scratch/$n")" ]; then
+    stale+=("$n (wrote nothing)")
+    continue
+  fi
   for f in "$scratch/$n"/*; do
-    [ -e "$f" ] || continue
     b=$(basename "$f")
     if [ ! -f "$committed/$b" ]; then
       stale+=("$b (not committed)")
