@@ -263,19 +263,14 @@ pub fn dispatch(inst: &Instance, key: &dyn Fn(usize) -> f64) -> Schedule {
 /// decreasing processing time, each to the machine with the least total
 /// work so far (ties: lower index), balancing every machine's total.
 pub fn balanced_assignment(inst: &Instance) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..inst.tasks.len()).collect();
-    order.sort_by(|&a, &b| inst.tasks[b].p.total_cmp(&inst.tasks[a].p).then(a.cmp(&b)));
-    let mut load: Vec<f64> = inst
-        .machine_free
-        .iter()
-        .map(|f| if f.is_finite() { *f } else { f64::INFINITY })
-        .collect();
+    let mut load = initial_load(inst);
     let mut assign = vec![0; inst.tasks.len()];
-    for t in order {
-        let m = argmin(&load);
-        assign[t] = m;
-        load[m] += inst.tasks[t].p;
-    }
+    place_longest_first(
+        inst,
+        (0..inst.tasks.len()).collect(),
+        &mut load,
+        &mut assign,
+    );
     assign
 }
 
@@ -294,23 +289,39 @@ pub fn release_order_assignment(inst: &Instance) -> Vec<usize> {
             .total_cmp(&inst.jobs[b].release)
             .then(a.cmp(&b))
     });
-    let mut load: Vec<f64> = inst
-        .machine_free
-        .iter()
-        .map(|f| if f.is_finite() { *f } else { f64::INFINITY })
-        .collect();
+    let mut load = initial_load(inst);
     let mut assign = vec![0; inst.tasks.len()];
     for j in jobs {
         let job = &inst.jobs[j];
-        let mut tasks: Vec<usize> = job.maps.iter().chain(&job.reduces).copied().collect();
-        tasks.sort_by(|&a, &b| inst.tasks[b].p.total_cmp(&inst.tasks[a].p).then(a.cmp(&b)));
-        for t in tasks {
-            let m = argmin(&load);
-            assign[t] = m;
-            load[m] += inst.tasks[t].p;
-        }
+        let tasks = job.maps.iter().chain(&job.reduces).copied().collect();
+        place_longest_first(inst, tasks, &mut load, &mut assign);
     }
     assign
+}
+
+/// Each machine's work before any assignment: its free time (infinite for
+/// a machine that never frees, so it takes nothing).
+fn initial_load(inst: &Instance) -> Vec<f64> {
+    inst.machine_free
+        .iter()
+        .map(|f| if f.is_finite() { *f } else { f64::INFINITY })
+        .collect()
+}
+
+/// LPT: `tasks` by decreasing processing time (ties: index), each to the
+/// machine with the least `load` so far (ties: lower index).
+fn place_longest_first(
+    inst: &Instance,
+    mut tasks: Vec<usize>,
+    load: &mut [f64],
+    assign: &mut [usize],
+) {
+    tasks.sort_by(|&a, &b| inst.tasks[b].p.total_cmp(&inst.tasks[a].p).then(a.cmp(&b)));
+    for t in tasks {
+        let m = argmin(load);
+        assign[t] = m;
+        load[m] += inst.tasks[t].p;
+    }
 }
 
 /// Fixed assignment, each machine's tasks in `order` (LP completion order,
