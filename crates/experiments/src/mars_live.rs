@@ -18,7 +18,7 @@
 //! Its numbers are real timings: the report cannot be byte-compared, and
 //! `scripts/check-reproductions.sh` skips it.
 
-use crate::common::{f, figure_path, finish, md_table};
+use crate::common::{f, figure_path, finish, md_table, mean};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{bar_chart, Series};
 use mrsched_model::cluster::Member;
@@ -372,10 +372,6 @@ async fn train(
     .await;
     lc.stop();
     r.map(|_| (times, runs))
-}
-
-fn mean(v: &[f64]) -> f64 {
-    crate::common::mean(v)
 }
 
 /// The instance of a set with the trained times, for the bounds.
