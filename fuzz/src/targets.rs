@@ -401,6 +401,7 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
                         outputs: vec![(1, vec![10, 20], 5)],
                         read: proto::ReadFrom::Local,
                         input_bytes: 100,
+                        blocks: Vec::new(),
                     },
                     proto::Report::CopyDone { key: "1-4".into() },
                     proto::Report::ReduceDone {

@@ -4,7 +4,7 @@
 //! name = "counts"
 //! input = "corpus"          # a file in the block store (or a list)
 //! output = "counts-out"     # must not exist yet
-//! reduces = 2
+//! reduces = 2              # 0: map-only (one output block per map)
 //! pool = "research"         # default: the user's own pool
 //! priority = "normal"       # very_low, low, normal, high, very_high
 //! deadline_s = 600          # or goal_s, both relative to submission
@@ -52,9 +52,10 @@ pub struct JobFile {
     pub weight: f64,
     /// Input file(s) in the block store: one map per block.
     pub input: OneOrMany,
-    /// Output file in the block store: one block per reduce, in order.
+    /// Output file in the block store: one block per reduce, in order
+    /// (a map-only job: one block per map, in map order).
     pub output: String,
-    /// Reduce tasks (partitions).
+    /// Reduce tasks (partitions); 0 makes a map-only job.
     #[serde(default = "one_u")]
     pub reduces: u32,
     /// Deadline, seconds after submission.
@@ -147,10 +148,10 @@ impl JobFile {
         } else if inputs.contains(&f.output.as_str()) {
             err("output", "must differ from the input".into());
         }
-        if f.reduces == 0 || f.reduces > 10_000 {
+        if f.reduces > 10_000 {
             err(
                 "reduces",
-                format!("must be between 1 and 10000, got {}", f.reduces),
+                format!("must be between 0 and 10000, got {}", f.reduces),
             );
         }
         for (k, v) in [("deadline_s", f.deadline_s), ("goal_s", f.goal_s)] {
@@ -201,6 +202,14 @@ impl JobFile {
         if let Err(e) = f.program.check() {
             err("program", e);
         }
+        if let Program::Streaming { reducer, .. } = &f.program {
+            if f.reduces > 0 && reducer.trim().is_empty() {
+                err(
+                    "program",
+                    "streaming needs a non-empty `reducer` command (or `reduces = 0` for a map-only job)".into(),
+                );
+            }
+        }
         errs.into_result(f)
     }
 
@@ -240,13 +249,17 @@ mod tests {
 
     #[test]
     fn errors_name_file_line_and_field() {
-        let e =
-            parse("input = \"a\"\noutput = \"o\"\nreduces = 0\n[program]\nkind = \"wordcount\"\n")
-                .unwrap_err();
+        let e = parse(
+            "input = \"a\"\noutput = \"o\"\nreduces = 10001\n[program]\nkind = \"wordcount\"\n",
+        )
+        .unwrap_err();
         assert!(
-            e.contains("job.toml:3: reduces: must be between 1 and 10000"),
+            e.contains("job.toml:3: reduces: must be between 0 and 10000, got 10001"),
             "{e}"
         );
+        let f = parse("input = \"a\"\noutput = \"o\"\nreduces = 0\n[program]\nkind = \"grep\"\npattern = \"x\"\n")
+            .unwrap();
+        assert_eq!(f.reduces, 0, "a map-only job");
         let e =
             parse("input = \"a\"\noutput = \"o\"\n[program]\nkind = \"wordcont\"\n").unwrap_err();
         assert!(e.contains("job.toml") && e.contains("wordcont"), "{e}");

@@ -78,6 +78,10 @@ pub enum Record {
         tasks: Vec<(u32, u32)>,
         /// Attempt key (names its output files on the worker).
         key: String,
+        /// Map-only jobs' output blocks: `(job, map, block, bytes,
+        /// replicas)`.
+        #[serde(default)]
+        blocks: Vec<(u32, u32, u64, u64, Vec<u32>)>,
     },
     /// A reduce attempt finished.
     ReduceDone {

@@ -21,6 +21,7 @@ pub mod client;
 pub mod jobfile;
 pub mod journal;
 pub mod local;
+pub mod maponly;
 pub mod master;
 pub mod program;
 pub mod proto;

@@ -55,7 +55,9 @@ pub enum Program {
     Streaming {
         /// Mapper command.
         mapper: String,
-        /// Reducer command (`cat` keeps the sorted map output).
+        /// Reducer command (`cat` keeps the sorted map output); not needed
+        /// by a map-only job.
+        #[serde(default)]
         reducer: String,
     },
 }
@@ -127,9 +129,9 @@ impl Program {
                 }
                 Ok(())
             }
-            Program::Streaming { mapper, reducer } => {
-                if mapper.trim().is_empty() || reducer.trim().is_empty() {
-                    Err("streaming needs non-empty `mapper` and `reducer` commands".into())
+            Program::Streaming { mapper, .. } => {
+                if mapper.trim().is_empty() {
+                    Err("streaming needs a non-empty `mapper` command".into())
                 } else {
                     Ok(())
                 }

@@ -64,6 +64,9 @@ pub enum Report {
         read: ReadFrom,
         /// Input bytes read.
         input_bytes: u64,
+        /// Output blocks written for the map-only jobs it served.
+        #[serde(default)]
+        blocks: Vec<MapOnlyBlock>,
     },
     /// A reduce attempt fetched every map's partition.
     CopyDone {
@@ -125,6 +128,33 @@ pub struct TaskLaunch {
     pub reduce: Option<ReduceTask>,
     /// Map output buffer, bytes (the spill threshold).
     pub sort_buffer: u64,
+    /// For maps of map-only jobs: where each such job's output block goes.
+    #[serde(default)]
+    pub map_only: Vec<MapOnlyOutput>,
+}
+
+/// Where a map of a map-only job writes its output block.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MapOnlyOutput {
+    /// The job.
+    pub job: u32,
+    /// Output block id (fresh for every attempt).
+    pub block: u64,
+    /// Further workers to copy the block to: `(node, URL)`.
+    pub replicas: Vec<(u32, String)>,
+}
+
+/// A map-only job's output block written by a map attempt.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MapOnlyBlock {
+    /// The job.
+    pub job: u32,
+    /// The block.
+    pub block: u64,
+    /// Its bytes.
+    pub bytes: u64,
+    /// Workers (node ids) that hold a replica, the writer included.
+    pub replicas: Vec<u32>,
 }
 
 /// One job's part of a launch.

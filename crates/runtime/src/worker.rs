@@ -490,11 +490,23 @@ async fn run_map(w: &Arc<W>, l: TaskLaunch, cancel: Arc<AtomicBool>) -> Result<R
     let outs = w.outputs();
     let key = l.key.clone();
     let input_bytes = data.len() as u64;
+    let plan = l.map_only.clone();
+    let (bdir, cancel2) = (w.blocks(), cancel.clone());
     let outputs =
         tokio::task::spawn_blocking(move || -> Result<Vec<(u32, Vec<u64>, u64)>, String> {
             let mut res = Vec::new();
             // One copy of the block, every job's map function over it.
             for tj in &l.jobs {
+                if tj.reduces == 0 {
+                    res.push(write_map_only_block(
+                        &bdir,
+                        tj,
+                        &l.map_only,
+                        &data,
+                        &cancel,
+                    )?);
+                    continue;
+                }
                 let jdir = outs.join(tj.job.to_string());
                 let tmp = jdir.join(format!("{key}.tmp"));
                 let fin = jdir.join(&key);
@@ -536,13 +548,118 @@ async fn run_map(w: &Arc<W>, l: TaskLaunch, cancel: Arc<AtomicBool>) -> Result<R
             Ok(res)
         })
         .await
-        .map_err(|e| format!("map attempt panicked: {e}"))??;
+        .map_err(|e| format!("map attempt panicked: {e}"));
+    let outputs = match outputs.and_then(|r| r) {
+        Ok(o) => o,
+        Err(e) => {
+            remove_blocks(w, &plan).await;
+            return Err(e);
+        }
+    };
+    let blocks = match replicate_map_only(w, &plan, &outputs, &cancel2).await {
+        Ok(b) => b,
+        Err(e) => {
+            remove_blocks(w, &plan).await;
+            return Err(e);
+        }
+    };
     Ok(Report::MapDone {
         key: l.key,
         outputs,
         read,
         input_bytes,
+        blocks,
     })
+}
+
+/// A map-only job's map: its output lines straight into its output block
+/// (see [`crate::maponly`]); `(job, [bytes], records)`.
+fn write_map_only_block(
+    bdir: &std::path::Path,
+    tj: &TaskJob,
+    plan: &[MapOnlyOutput],
+    data: &[u8],
+    cancel: &AtomicBool,
+) -> Result<(u32, Vec<u64>, u64), String> {
+    let io = |e: std::io::Error| format!("map output: {e}");
+    let mo = plan
+        .iter()
+        .find(|m| m.job == tj.job)
+        .ok_or("a map-only launch without its output block")?;
+    let tmp = bdir.join(format!("{}.tmp", mo.block));
+    let fin = bdir.join(mo.block.to_string());
+    let file = std::fs::File::create(&tmp).map_err(io)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    let records = crate::maponly::write_map_only(&tj.program, data, &mut out, &|| {
+        cancel.load(Ordering::Relaxed)
+    })?;
+    use std::io::Write;
+    out.flush().map_err(io)?;
+    drop(out);
+    std::fs::rename(&tmp, &fin).map_err(io)?;
+    let bytes = std::fs::metadata(&fin).map_err(io)?.len();
+    Ok((tj.job, vec![bytes], records))
+}
+
+/// Copy a map attempt's map-only output blocks to their other replica
+/// holders.
+async fn replicate_map_only(
+    w: &Arc<W>,
+    plan: &[MapOnlyOutput],
+    outputs: &[(u32, Vec<u64>, u64)],
+    cancel: &AtomicBool,
+) -> Result<Vec<MapOnlyBlock>, String> {
+    let mut res = Vec::new();
+    for mo in plan {
+        if cancel.load(Ordering::Relaxed) {
+            return Err("killed".into());
+        }
+        let bytes = outputs
+            .iter()
+            .find(|o| o.0 == mo.job)
+            .and_then(|o| o.1.first().copied())
+            .unwrap_or(0);
+        let data = Bytes::from(
+            tokio::fs::read(w.blocks().join(mo.block.to_string()))
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+        let puts: Vec<_> = mo
+            .replicas
+            .iter()
+            .map(|(node, url)| {
+                let req = w
+                    .client
+                    .put(format!("{url}/blocks/{}", mo.block))
+                    .header(SECRET_HEADER, &w.cfg.secret)
+                    .body(data.clone());
+                (*node, tokio::spawn(async move { req.send().await }))
+            })
+            .collect();
+        let mut replicas = Vec::new();
+        for (node, h) in puts {
+            if matches!(h.await, Ok(Ok(ref r)) if r.status().is_success()) {
+                replicas.push(node);
+            }
+        }
+        res.push(MapOnlyBlock {
+            job: mo.job,
+            block: mo.block,
+            bytes,
+            replicas,
+        });
+    }
+    Ok(res)
+}
+
+/// A failed or killed map leaves none of its map-only blocks here (the
+/// master deletes copies on other workers).
+async fn remove_blocks(w: &W, plan: &[MapOnlyOutput]) {
+    for mo in plan {
+        for name in [format!("{}.tmp", mo.block), mo.block.to_string()] {
+            let _ = tokio::fs::remove_file(w.blocks().join(name)).await;
+        }
+    }
 }
 
 async fn run_reduce(

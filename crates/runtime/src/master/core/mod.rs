@@ -28,6 +28,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod dfs;
 mod jobsets;
+mod maponly;
 mod replay;
 mod users;
 mod views;
@@ -181,7 +182,8 @@ pub struct JobMeta {
     pub blocks: Vec<(u64, Vec<u32>)>,
     /// Each finished map's output: `(attempt key, node)`.
     pub map_out: Vec<Option<(String, u32)>>,
-    /// Each finished reduce's output block: `(id, bytes, replicas)`.
+    /// Each finished reduce's output block: `(id, bytes, replicas)`; for a
+    /// map-only job, each finished map's.
     pub reduce_out: Vec<Option<(u64, u64, Vec<u32>)>>,
     /// Maps that read locally / remotely.
     pub reads: [u32; 2],
@@ -226,6 +228,9 @@ pub struct Book {
     pub files: BTreeMap<String, FileMeta>,
     /// Output block of each running reduce attempt.
     reduce_blocks: BTreeMap<AttemptId, u64>,
+    /// Output blocks of each running map attempt of map-only jobs: `(job,
+    /// block, nodes to hold it)`.
+    map_blocks: BTreeMap<AttemptId, Vec<(u32, u64, Vec<u32>)>>,
     replaying: bool,
     next_block: u64,
     rng: mrsched_model::rng::Rng,
@@ -394,6 +399,10 @@ impl Hooks for Book {
                 }
             })
             .collect();
+        let map_only = match att.kind {
+            TaskKind::Map => self.map_only_launch(st, &att),
+            TaskKind::Reduce => Vec::new(),
+        };
         let (block, reduce) = match att.kind {
             TaskKind::Map => {
                 let (id, reps) = self.jobs[att.job.idx()].blocks[att.task as usize].clone();
@@ -425,6 +434,7 @@ impl Hooks for Book {
             block,
             reduce,
             sort_buffer: self.settings.sort_buffer,
+            map_only,
         };
         self.out[att.node.idx()].launches.push(launch);
     }
@@ -434,6 +444,7 @@ impl Hooks for Book {
             StateEvent::AttemptEnded(att) => {
                 self.metrics.attempt_ended(att);
                 self.reduce_blocks.remove(&att.id);
+                self.map_only_ended(att);
                 if let Some(m) = self.jobs.get_mut(att.job.idx()) {
                     let mut a = att.clone();
                     a.riders = Vec::new();
@@ -602,6 +613,7 @@ impl Core {
                 jobs: Vec::new(),
                 files: BTreeMap::new(),
                 reduce_blocks: BTreeMap::new(),
+                map_blocks: BTreeMap::new(),
                 replaying: true,
                 next_block: 0,
                 rng: mrsched_model::rng::stream(settings.seed ^ gen, "live-placement"),

@@ -109,10 +109,18 @@ impl Core {
                 node,
                 tasks,
                 key,
+                blocks,
             } => {
                 self.advance(Time(t));
                 for &(j, task) in &tasks {
                     self.map_slot(j, task)?;
+                }
+                for (j, task, block, bytes, replicas) in blocks {
+                    *self
+                        .replayed_job(j)?
+                        .reduce_out
+                        .get_mut(task as usize)
+                        .ok_or_else(|| missing(j, "map", task))? = Some((block, bytes, replicas));
                 }
                 let f = self.formed_mut()?;
                 let Some(&(j, task)) = tasks.first() else {

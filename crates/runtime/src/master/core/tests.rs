@@ -85,6 +85,7 @@ fn drive(c: &mut Core, w: &mut [Fake], fail_maps: bool) {
                         outputs: Vec::new(),
                         read: ReadFrom::Local,
                         input_bytes: 10,
+                        blocks: Vec::new(),
                     });
                 }
             }
@@ -350,12 +351,14 @@ fn journal_records_naming_unknown_jobs_or_tasks_are_errors_not_panics() {
             node: 0,
             tasks: vec![(3, 0)],
             key: "k".into(),
+            blocks: Vec::new(),
         },
         Record::MapDone {
             t: 1,
             node: 0,
             tasks: Vec::new(),
             key: "k".into(),
+            blocks: Vec::new(),
         },
         Record::OutputLost {
             t: 1,
@@ -396,6 +399,7 @@ fn journal_records_naming_unknown_jobs_or_tasks_are_errors_not_panics() {
             node: 0,
             tasks: vec![(s.id, 9)],
             key: "k".into(),
+            blocks: Vec::new(),
         })
         .unwrap_err();
     assert!(e.message.contains("map task 9"), "{}", e.message);

@@ -175,7 +175,15 @@ impl Core {
             reduces: jf.reduces,
             blocks,
             map_out: vec![None; nmaps],
-            reduce_out: vec![None; jf.reduces as usize],
+            // A map-only job's output has one block per map.
+            reduce_out: vec![
+                None;
+                if jf.reduces == 0 {
+                    nmaps
+                } else {
+                    jf.reduces as usize
+                }
+            ],
             reads: [0, 0],
             ended: Vec::new(),
         });

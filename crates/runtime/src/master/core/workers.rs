@@ -105,7 +105,8 @@ impl Core {
             let held: std::collections::HashSet<(u32, &str)> =
                 reg.outputs.iter().map(|(j, k)| (*j, k.as_str())).collect();
             for (j, m) in self.b.jobs.iter_mut().enumerate() {
-                if f.st.job(JobId(j as u32)).status != JobStatus::Running {
+                // Map-only jobs keep no map output on workers.
+                if f.st.job(JobId(j as u32)).status != JobStatus::Running || m.reduces == 0 {
                     continue;
                 }
                 for (t, o) in m.map_out.iter_mut().enumerate() {
@@ -202,8 +203,11 @@ impl Core {
                 .filter(|a| st.attempt(*a).is_some_and(|x| x.node == node))
         };
         match r {
-            Report::MapDone { key, read, .. } => {
+            Report::MapDone {
+                key, read, blocks, ..
+            } => {
                 let Some(a) = running(&key, &self.b, &f.st) else {
+                    self.map_only_late(node, blocks);
                     return;
                 };
                 let att = f.st.attempt(a).expect("running").clone();
@@ -214,6 +218,8 @@ impl Core {
                 for &(j, t) in &tasks {
                     self.b.jobs[j as usize].map_out[t as usize] = Some((key.clone(), node.0));
                 }
+                let kept = self.map_only_done(a, node, blocks);
+                let f = self.formed.as_mut().expect("formed");
                 if f.st.finish_map(a).is_ok() {
                     let m = &mut self.b.jobs[att.job.idx()];
                     m.reads[(read == ReadFrom::Remote) as usize] += 1;
@@ -222,7 +228,10 @@ impl Core {
                         node: node.0,
                         tasks,
                         key,
+                        blocks: kept,
                     });
+                } else {
+                    self.map_only_revert(kept);
                 }
             }
             Report::CopyDone { key } => {

@@ -204,6 +204,7 @@ fn scrapes_agree_with_the_pools_view_and_replays() {
             outputs: Vec::new(),
             read: ReadFrom::Local,
             input_bytes: 10,
+            blocks: Vec::new(),
         },
         Report::Failed {
             key: launched[1].key.clone(),
