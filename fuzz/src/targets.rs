@@ -424,6 +424,7 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
             let cf = proto::CreateFile {
                 name: "corpus".into(),
                 replication: 2,
+                block_size: Some(64 << 20),
             };
             let job: Option<JobFile> = toml::from_str(&String::from_utf8_lossy(&read(
                 "examples/wordcount-job.toml",

@@ -233,6 +233,9 @@ pub struct ClusterArgs {
     /// either kind of task (the MSJO planners' machines).
     #[arg(long)]
     pub unified_slots: bool,
+    /// Resource bounds of the API.
+    #[command(flatten)]
+    pub limits: crate::live_limits::LimitArgs,
 }
 
 impl ClusterArgs {
@@ -258,6 +261,7 @@ impl ClusterArgs {
         if self.unified_slots {
             v.push("--unified-slots".into());
         }
+        v.extend(self.limits.to_args());
         v
     }
 }
@@ -477,6 +481,7 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
         reduce_slowstart: a.reduce_slowstart,
         seed: a.seed,
         unified_slots: a.unified_slots,
+        limits: a.limits.limits().map_err(usage)?,
     })
 }
 

@@ -9,6 +9,7 @@
 mod args;
 mod commands;
 mod live;
+mod live_limits;
 mod progress;
 
 use clap::Parser;

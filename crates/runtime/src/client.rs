@@ -248,6 +248,7 @@ impl Client {
                     .json(&CreateFile {
                         name: name.to_string(),
                         replication,
+                        block_size: Some(block_size.max(1)),
                     }),
             )
             .await?;

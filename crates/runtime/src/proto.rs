@@ -386,6 +386,10 @@ pub struct CreateFile {
     pub name: String,
     /// Replicas per block.
     pub replication: u32,
+    /// The block size the client cuts the file with: bounds each block's
+    /// body (plus a line's slack). Without it, the master's block limit.
+    #[serde(default)]
+    pub block_size: Option<u64>,
 }
 
 /// The cluster's state for `mrsched local` and health checks.

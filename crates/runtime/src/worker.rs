@@ -23,7 +23,7 @@
 use crate::proto::*;
 use crate::sortio::{reduce_runs, Groups, MapOutputWriter, Merger, RunReader};
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use axum::Router;
@@ -212,9 +212,8 @@ pub async fn run_worker(
     let app = Router::new()
         .route("/blocks/{id}", get(get_block).put(put_block))
         .route("/shuffle/{job}/{key}/{part}", get(get_partition))
-        .route("/health", get(|| async { "ok" }))
-        .layer(DefaultBodyLimit::max(1 << 30))
-        .with_state(w.clone());
+        .route("/health", get(|| async { "ok" }));
+    let app = crate::master::limits::worker_bounds(app).with_state(w.clone());
     eprintln!("mrsched worker {}: data server on {}", w.name, w.addr);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let beats = tokio::spawn(heartbeat_loop(w.clone(), stop_tx));

@@ -7,6 +7,7 @@
 //! talk to workers, outside the lock.
 
 pub mod core;
+pub mod limits;
 pub mod metrics;
 mod ui;
 
@@ -14,7 +15,7 @@ use self::core::{ApiError, BlockMeta, Core, MasterSettings, SchedulerFactory, Us
 use crate::journal::Journal;
 use crate::proto::*;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -131,6 +132,7 @@ struct Upload {
     name: String,
     replication: u32,
     blocks: Vec<BlockMeta>,
+    usage: limits::UploadUse,
 }
 
 struct Shared {
@@ -142,6 +144,7 @@ struct Shared {
     next_upload: AtomicU64,
     sessions: ui::Sessions,
     metrics: metrics::Endpoint,
+    limits: limits::Limits,
 }
 
 type S = State<Arc<Shared>>;
@@ -305,6 +308,14 @@ async fn dfs_rm(State(s): S, h: HeaderMap, Path(name): Path<String>) -> R<()> {
 async fn dfs_create(State(s): S, h: HeaderMap, Json(c): Json<CreateFile>) -> R<u64> {
     let u = user_auth(&s, &h)?;
     lock(&s).check_new_file(&c.name)?;
+    if let Some(b) = c.block_size {
+        if b == 0 || b > s.limits.max_block_bytes {
+            return Err(ApiError::bad(format!(
+                "block size {b} is not between 1 and the master's limit of {} bytes (--max-block-bytes)",
+                s.limits.max_block_bytes
+            )));
+        }
+    }
     let id = s.next_upload.fetch_add(1, Ordering::Relaxed) + 1;
     s.uploads.lock().unwrap_or_else(|p| p.into_inner()).insert(
         id,
@@ -313,6 +324,7 @@ async fn dfs_create(State(s): S, h: HeaderMap, Json(c): Json<CreateFile>) -> R<u
             name: c.name,
             replication: c.replication.clamp(1, 16),
             blocks: Vec::new(),
+            usage: limits::UploadUse::new(s.limits.block_limit(c.block_size)),
         },
     );
     Ok(Json(id))
@@ -326,11 +338,36 @@ fn upload_of(s: &Shared, id: u64, u: &User) -> Result<(u32, String), ApiError> {
     }
 }
 
-/// One block of an upload: store it on its replica holders.
-async fn dfs_block(State(s): S, h: HeaderMap, Path(id): Path<u64>, body: Bytes) -> R<u64> {
+/// One block of an upload: store it on its replica holders. The upload
+/// counts as busy meanwhile (the idle sweep leaves it alone).
+async fn dfs_block(
+    State(s): S,
+    h: HeaderMap,
+    Path(id): Path<u64>,
+    body: axum::body::Body,
+) -> R<u64> {
     let u = user_auth(&s, &h)?;
-    let (replication, _) = upload_of(&s, id, &u)?;
-    let (block, targets) = lock(&s).new_block(replication)?;
+    upload_of(&s, id, &u)?;
+    limits::upload_busy(&s, id, true);
+    let declared = h
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let r = dfs_store_block(&s, id, &u, declared, body).await;
+    limits::upload_busy(&s, id, false);
+    r
+}
+
+async fn dfs_store_block(
+    s: &Arc<Shared>,
+    id: u64,
+    u: &User,
+    declared: Option<u64>,
+    body: axum::body::Body,
+) -> R<u64> {
+    let (replication, _) = upload_of(s, id, u)?;
+    let body = limits::read_block(s, id, declared, body).await?;
+    let (block, targets) = lock(s).new_block(replication)?;
     // All replicas at once.
     let puts: Vec<_> = targets
         .into_iter()
@@ -358,15 +395,20 @@ async fn dfs_block(State(s): S, h: HeaderMap, Path(id): Path<u64>, body: Bytes) 
             "no worker could store block {block}: {last_err}"
         )));
     }
-    let mut ups = s.uploads.lock().unwrap_or_else(|p| p.into_inner());
-    let up = ups
-        .get_mut(&id)
-        .ok_or_else(|| ApiError::not_found(format!("no upload {id}")))?;
-    up.blocks.push(BlockMeta {
+    let meta = BlockMeta {
         id: block,
         bytes: body.len() as u64,
         replicas: ok,
-    });
+    };
+    let mut ups = s.uploads.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(up) = ups.get_mut(&id) else {
+        // Aborted meanwhile: the block is nobody's.
+        drop(ups);
+        lock(s).drop_blocks(&[meta]);
+        return Err(ApiError::not_found(format!("no upload {id}")));
+    };
+    up.usage.bytes += meta.bytes;
+    up.blocks.push(meta);
     Ok(Json(block))
 }
 
@@ -426,12 +468,15 @@ async fn dfs_read_block(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> Resul
     )))
 }
 
-/// Build the master's router around an opened core.
+/// Build the master's router around an opened core. Each group of routes
+/// has its own body limit ([`limits`]); every body has the idle timeout.
 fn router(shared: Arc<Shared>) -> Router {
-    Router::new()
+    let lim = shared.limits.clone();
+    let worker_api = Router::new()
         .route("/w/register", post(w_register))
         .route("/w/heartbeat", post(w_heartbeat))
-        .route("/w/map-outputs/{job}", get(w_map_outputs))
+        .route("/w/map-outputs/{job}", get(w_map_outputs));
+    let api = Router::new()
         .route("/api/health", get(health))
         .route("/api/jobs", post(submit).get(jobs))
         .route("/api/jobsets", post(submit_set))
@@ -444,13 +489,15 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/api/report", get(report))
         .route("/api/dfs/files", get(dfs_ls).post(dfs_create))
         .route("/api/dfs/files/{name}", get(dfs_stat).delete(dfs_rm))
-        .route("/api/dfs/uploads/{id}", post(dfs_block).delete(dfs_abort))
         .route("/api/dfs/uploads/{id}/commit", post(dfs_commit))
         .route("/api/dfs/blocks/{id}", get(dfs_read_block))
         .merge(ui::routes())
-        .route("/metrics", get(metrics::scrape))
-        .layer(DefaultBodyLimit::max(1 << 30))
-        .with_state(shared)
+        .route("/metrics", get(metrics::scrape));
+    let uploads = Router::new().route("/api/dfs/uploads/{id}", post(dfs_block).delete(dfs_abort));
+    let app = limits::body_limit(worker_api, lim.max_worker_request_bytes)
+        .merge(limits::body_limit(api, lim.max_request_bytes))
+        .merge(limits::body_limit(uploads, lim.max_block_bytes));
+    limits::body_timeout(app, lim.body_timeout).with_state(shared)
 }
 
 /// Open the master's journal and core (replaying the journal); `factory`
@@ -491,7 +538,9 @@ pub async fn run_master(
         next_upload: AtomicU64::new(0),
         sessions: ui::Sessions::default(),
         metrics,
+        limits: cfg.settings.limits.clone(),
     });
+    let sweeper = limits::spawn_upload_sweeper(shared.clone());
     let ticker = {
         let s = shared.clone();
         tokio::spawn(async move {
@@ -513,6 +562,7 @@ pub async fn run_master(
         .await
         .map_err(|e| e.to_string());
     ticker.abort();
+    sweeper.abort();
     if let Err(e) = lock(&shared).sync() {
         eprintln!("mrsched master: {}", e.message);
     }

@@ -43,6 +43,7 @@ impl Core {
         if set.jobs.is_empty() {
             return Err(ApiError::bad("a job set needs at least one job"));
         }
+        quota::check_queued(&self.b, &f.st, &user.name, set.jobs.len() as u32)?;
         let busy = f.st.active_jobs().len() + self.held.len();
         if busy > 0 {
             return Err(ApiError::conflict(format!(

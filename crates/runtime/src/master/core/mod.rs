@@ -29,6 +29,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 mod dfs;
 mod jobsets;
 mod maponly;
+mod quota;
 mod replay;
 mod users;
 mod views;
@@ -69,6 +70,8 @@ pub struct MasterSettings {
     /// machines of the MSJO model, which run one task of any kind at a
     /// time).
     pub unified_slots: bool,
+    /// Resource bounds of the API.
+    pub limits: crate::master::limits::Limits,
 }
 
 /// Builds a scheduler for a formed cluster in place of

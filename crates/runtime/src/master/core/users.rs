@@ -50,6 +50,9 @@ impl Core {
             Some(u) => u.clone(),
             None => user.name.clone(),
         };
+        if replay.is_none() {
+            quota::check_queued(&self.b, &f.st, &owner, 1)?;
+        }
         let inputs: Vec<String> = jf.input.names().iter().map(|s| s.to_string()).collect();
         for i in &inputs {
             match self.b.files.get(i) {
