@@ -815,3 +815,87 @@ fn a_yarn_allocation_file_places_refuses_and_shares_on_a_live_cluster() {
         assert_eq!(r.block_on(c.job(id)).unwrap().status, "succeeded");
     }
 }
+
+/// Through the CLI: a map-only job's output, a user over
+/// `--max-queued-jobs-per-user` (exit 1 with the master's message), a
+/// `dfs put` over `--max-upload-bytes`, and bad bound flags.
+#[test]
+fn map_only_jobs_and_resource_bounds_through_the_cli() {
+    let live = Live::start(
+        2,
+        &[
+            "--max-queued-jobs-per-user",
+            "1",
+            "--max-upload-bytes",
+            "100000",
+        ],
+    );
+    let text = corpus(400);
+    let data = live.write("d.txt", &text);
+    ok(&live.cli(
+        ALICE,
+        &[
+            "dfs",
+            "put",
+            data.to_str().unwrap(),
+            "d",
+            "--block-size",
+            "2K",
+        ],
+    ));
+    let grep = live.write(
+        "grep.toml",
+        &job("d", "hits", 0, "kind = \"grep\"\npattern = \"gamma\""),
+    );
+    ok(&live.cli(ALICE, &["submit", grep.to_str().unwrap(), "--wait"]));
+    let want: String = text
+        .lines()
+        .filter(|l| l.contains("gamma"))
+        .map(|l| format!("{l}\t1\n"))
+        .collect();
+    assert_eq!(ok(&live.cli(ALICE, &["dfs", "cat", "hits"])), want);
+
+    // Map-only jobs that run until killed.
+    let slow = |out: &str| job("d", out, 0, "kind = \"streaming\"\nmapper = \"sleep 60\"");
+    let slow1 = live.write("slow1.toml", &slow("slow-1"));
+    let out = ok(&live.cli(ALICE, &["submit", slow1.to_str().unwrap()]));
+    let slow2 = live.write("slow2.toml", &slow("slow-2"));
+    let e = err(&live.cli(ALICE, &["submit", slow2.to_str().unwrap()]), 1);
+    assert!(
+        e.contains("user `alice` has 1 job(s) submitted and not finished; the limit is 1 per user (--max-queued-jobs-per-user)"),
+        "{e}"
+    );
+    let id = out
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|s| !s.is_empty())
+        .expect("a job id")
+        .to_string();
+    ok(&live.cli(ALICE, &["kill", &id]));
+
+    let big = live.write("big.txt", &corpus(8000));
+    let e = err(
+        &live.cli(ALICE, &["dfs", "put", big.to_str().unwrap(), "big"]),
+        1,
+    );
+    assert!(e.contains("--max-upload-bytes"), "{e}");
+    let e = err(&live.cli(ALICE, &["dfs", "cat", "big"]), 2);
+    assert!(e.contains("big"), "{e}");
+
+    let o = Command::new(BIN)
+        .args([
+            "master",
+            "--listen",
+            "127.0.0.1:0",
+            "--body-timeout-s",
+            "0",
+            "--dir",
+        ])
+        .arg(live.path("m2"))
+        .output()
+        .unwrap();
+    let e = err(&o, 2);
+    assert!(
+        e.contains("--body-timeout-s must be a positive number"),
+        "{e}"
+    );
+}
