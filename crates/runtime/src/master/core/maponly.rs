@@ -150,3 +150,150 @@ impl Core {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> MasterSettings {
+        MasterSettings {
+            workers: 2,
+            scheduler: SchedulerConfig::resolve("fifo").unwrap(),
+            heartbeat: Duration::from_millis(100),
+            worker_timeout: Duration::from_secs(60),
+            replication: 2,
+            sort_buffer: 1 << 20,
+            max_attempts: 3,
+            reduce_slowstart: 1.0,
+            seed: 3,
+            unified_slots: false,
+            limits: Default::default(),
+        }
+    }
+
+    fn reg(name: &str) -> Register {
+        Register {
+            name: name.into(),
+            rack: "r".into(),
+            map_slots: 2,
+            reduce_slots: 1,
+            addr: format!("http://{name}"),
+            outputs: Vec::new(),
+            blocks: Vec::new(),
+        }
+    }
+
+    /// A map-only job through heartbeats: the first attempt of map 0 fails
+    /// and a late report of it arrives; the file has one block per map in
+    /// map order, the failed attempt's block is deleted on both of its
+    /// planned holders, and a reopened journal rebuilds the same file.
+    #[test]
+    fn map_only_blocks_are_committed_once_in_map_order_and_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.redb");
+        let alice = User {
+            name: "alice".into(),
+            admin: false,
+        };
+        let want = {
+            let mut c = Core::open(Journal::open(&path).unwrap(), settings(), None).unwrap();
+            let regs = [c.register(reg("a")).unwrap(), c.register(reg("b")).unwrap()];
+            let mut blocks = Vec::new();
+            for _ in 0..3 {
+                let (id, t) = c.new_block(2).unwrap();
+                blocks.push(BlockMeta {
+                    id,
+                    bytes: 10,
+                    replicas: t.iter().map(|x| x.0).collect(),
+                });
+            }
+            c.commit_file(&alice, "in", blocks).unwrap();
+            let text = "input = \"in\"\noutput = \"out\"\nreduces = 0\n[program]\nkind = \"streaming\"\nmapper = \"cat\"\n";
+            let s = c.submit(&alice, "m.toml", text, false).unwrap();
+            let mut reports: Vec<Vec<Report>> = vec![Vec::new(), Vec::new()];
+            let mut done: BTreeMap<u32, u64> = BTreeMap::new();
+            let mut deleted: Vec<(u32, u64)> = Vec::new();
+            let mut failed: Option<(String, u64, Vec<u32>)> = None;
+            for _ in 0..30 {
+                for (i, r) in regs.iter().enumerate() {
+                    let reply = c
+                        .heartbeat(Heartbeat {
+                            node: r.node,
+                            session: r.session,
+                            reports: std::mem::take(&mut reports[i]),
+                        })
+                        .unwrap();
+                    deleted.extend(reply.delete_blocks.iter().map(|b| (r.node, *b)));
+                    for l in reply.launches {
+                        assert_eq!(l.map_only.len(), 1, "one output block per map attempt");
+                        let mo = &l.map_only[0];
+                        assert_eq!(
+                            mo.replicas.len(),
+                            1,
+                            "replication 2: the writer and one more"
+                        );
+                        let task = l.jobs[0].task;
+                        let holders = vec![r.node, mo.replicas[0].0];
+                        if task == 0 && failed.is_none() {
+                            failed = Some((l.key.clone(), mo.block, holders));
+                            reports[i].push(Report::Failed {
+                                key: l.key,
+                                error: "exit 3".into(),
+                            });
+                        } else {
+                            done.insert(task, mo.block);
+                            reports[i].push(Report::MapDone {
+                                key: l.key,
+                                outputs: Vec::new(),
+                                read: ReadFrom::Local,
+                                input_bytes: 10,
+                                blocks: vec![MapOnlyBlock {
+                                    job: s.id,
+                                    block: mo.block,
+                                    bytes: 5,
+                                    replicas: holders,
+                                }],
+                            });
+                        }
+                    }
+                }
+            }
+            assert_eq!(c.job_view(s.id).unwrap().status, "succeeded");
+            let (key, fb, holders) = failed.expect("map 0 failed once");
+            for &n in &holders {
+                assert!(deleted.contains(&(n, fb)), "{deleted:?}");
+            }
+            // A late success report of the failed attempt changes nothing
+            // and its block is deleted again.
+            let late = c
+                .heartbeat(Heartbeat {
+                    node: holders[0],
+                    session: regs.iter().find(|r| r.node == holders[0]).unwrap().session,
+                    reports: vec![Report::MapDone {
+                        key,
+                        outputs: Vec::new(),
+                        read: ReadFrom::Local,
+                        input_bytes: 10,
+                        blocks: vec![MapOnlyBlock {
+                            job: s.id,
+                            block: fb,
+                            bytes: 5,
+                            replicas: holders.clone(),
+                        }],
+                    }],
+                })
+                .unwrap();
+            assert!(late.delete_blocks.contains(&fb), "{late:?}");
+            let file = c.file_view("out").unwrap();
+            let ids: Vec<u64> = file.blocks.iter().map(|b| b.0).collect();
+            assert_eq!(ids, done.values().copied().collect::<Vec<_>>());
+            assert!(!ids.contains(&fb));
+            assert!(deleted.iter().all(|(_, b)| !ids.contains(b)));
+            assert!(file.blocks.iter().all(|b| b.2.len() == 2));
+            c.sync().unwrap();
+            file
+        };
+        let c = Core::open(Journal::open(&path).unwrap(), settings(), None).unwrap();
+        assert_eq!(c.file_view("out").unwrap(), want);
+    }
+}
