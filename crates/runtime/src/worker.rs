@@ -430,7 +430,11 @@ fn handle_reply(w: &Arc<W>, reply: HeartbeatReply) {
                 run_map(&w, l, cancel.clone()).await
             };
             lk(&w.attempts).remove(&key);
-            if !cancel.load(Ordering::Relaxed) {
+            // A killed map that had already stored map-only blocks still
+            // reports them: the master then deletes every copy, after the
+            // copies were made.
+            let stored = matches!(&r, Ok(Report::MapDone { blocks, .. }) if !blocks.is_empty());
+            if !cancel.load(Ordering::Relaxed) || stored {
                 w.report(match r {
                     Ok(r) => r,
                     Err(error) => Report::Failed { key, error },
@@ -490,7 +494,7 @@ async fn run_map(w: &Arc<W>, l: TaskLaunch, cancel: Arc<AtomicBool>) -> Result<R
     let key = l.key.clone();
     let input_bytes = data.len() as u64;
     let plan = l.map_only.clone();
-    let (bdir, cancel2) = (w.blocks(), cancel.clone());
+    let bdir = w.blocks();
     let outputs =
         tokio::task::spawn_blocking(move || -> Result<Vec<(u32, Vec<u64>, u64)>, String> {
             let mut res = Vec::new();
@@ -555,7 +559,7 @@ async fn run_map(w: &Arc<W>, l: TaskLaunch, cancel: Arc<AtomicBool>) -> Result<R
             return Err(e);
         }
     };
-    let blocks = match replicate_map_only(w, &plan, &outputs, &cancel2).await {
+    let blocks = match replicate_map_only(w, &plan, &outputs).await {
         Ok(b) => b,
         Err(e) => {
             remove_blocks(w, &plan).await;
@@ -601,18 +605,15 @@ fn write_map_only_block(
 }
 
 /// Copy a map attempt's map-only output blocks to their other replica
-/// holders.
+/// holders (even when the attempt was killed meanwhile: its report then
+/// tells the master where every copy is, to delete them).
 async fn replicate_map_only(
     w: &Arc<W>,
     plan: &[MapOnlyOutput],
     outputs: &[(u32, Vec<u64>, u64)],
-    cancel: &AtomicBool,
 ) -> Result<Vec<MapOnlyBlock>, String> {
     let mut res = Vec::new();
     for mo in plan {
-        if cancel.load(Ordering::Relaxed) {
-            return Err("killed".into());
-        }
         let bytes = outputs
             .iter()
             .find(|o| o.0 == mo.job)

@@ -192,6 +192,8 @@ async fn a_user_over_the_queued_jobs_limit_gets_429_and_the_reason() {
         c.alice.kill(id).await.unwrap();
         assert_eq!(c.alice.wait(id, WAIT).await.unwrap().status, "killed");
     }
+    // Killed map-only jobs leave no output block.
+    assert_only_listed_blocks(&c, 2).await;
     c.stop();
 }
 
