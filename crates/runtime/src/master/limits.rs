@@ -194,7 +194,7 @@ pub struct UploadUse {
     pub last_active: Instant,
     /// Blocks being stored right now.
     pub busy: u32,
-    /// Bytes stored so far.
+    /// Bytes stored so far, and of blocks being stored.
     pub bytes: u64,
     /// Largest block body accepted.
     pub block_limit: u64,
@@ -319,9 +319,11 @@ pub(super) async fn read_block(
     let max = s.limits.max_upload_bytes;
     let mut ups = s.uploads.lock().unwrap_or_else(|p| p.into_inner());
     let u = ups
-        .get(&id)
+        .get_mut(&id)
         .ok_or_else(|| ApiError::not_found(format!("no upload {id}")))?;
-    if u.usage.bytes + data.len() as u64 > max {
+    if u.usage.bytes + data.len() as u64 <= max {
+        u.usage.bytes += data.len() as u64;
+    } else {
         let up = ups.remove(&id).expect("present");
         drop(ups);
         lock(s).drop_blocks(&up.blocks);
@@ -331,6 +333,14 @@ pub(super) async fn read_block(
         )));
     }
     Ok(data)
+}
+
+/// Give back `n` bytes counted for a block that was not stored.
+pub(super) fn unreserve(s: &Shared, id: u64, n: u64) {
+    let mut ups = s.uploads.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(u) = ups.get_mut(&id) {
+        u.usage.bytes = u.usage.bytes.saturating_sub(n);
+    }
 }
 
 #[cfg(test)]

@@ -366,7 +366,17 @@ async fn dfs_store_block(
     body: axum::body::Body,
 ) -> R<u64> {
     let (replication, _) = upload_of(s, id, u)?;
+    // Counted against the file's limit from here (parallel blocks of one
+    // upload cannot pass it together); given back if it is not stored.
     let body = limits::read_block(s, id, declared, body).await?;
+    let r = dfs_put_replicas(s, id, replication, &body).await;
+    if r.is_err() {
+        limits::unreserve(s, id, body.len() as u64);
+    }
+    r
+}
+
+async fn dfs_put_replicas(s: &Arc<Shared>, id: u64, replication: u32, body: &Bytes) -> R<u64> {
     let (block, targets) = lock(s).new_block(replication)?;
     // All replicas at once.
     let puts: Vec<_> = targets
@@ -407,7 +417,6 @@ async fn dfs_store_block(
         lock(s).drop_blocks(&[meta]);
         return Err(ApiError::not_found(format!("no upload {id}")));
     };
-    up.usage.bytes += meta.bytes;
     up.blocks.push(meta);
     Ok(Json(block))
 }
