@@ -12,6 +12,8 @@
 //! * [`client`]: the user API client (`mrsched submit`, `jobs`, `dfs` ...).
 //! * [`local`]: `mrsched local`, a master and N workers on loopback.
 //! * [`proto`]: the HTTP/JSON messages; [`jobfile`]: job files.
+//! * [`maponly`]: map-only jobs (`reduces = 0`): each map's output is a
+//!   block of the output file.
 //!
 //! See `docs/live.md`.
 
