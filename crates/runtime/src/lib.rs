@@ -12,11 +12,13 @@
 //! * [`client`]: the user API client (`mrsched submit`, `jobs`, `dfs` ...).
 //! * [`local`]: `mrsched local`, a master and N workers on loopback.
 //! * [`proto`]: the HTTP/JSON messages; [`jobfile`]: job files.
+//! * [`blockstore`]: checksummed block replicas and map output partitions.
 //!
 //! See `docs/live.md`.
 
 #![warn(missing_docs)]
 
+pub mod blockstore;
 pub mod client;
 pub mod jobfile;
 pub mod journal;
