@@ -48,6 +48,7 @@ pub fn settings(workers: u32) -> MasterSettings {
         reduce_slowstart: 0.05,
         seed: 1,
         unified_slots: false,
+        rereplication: Default::default(),
     }
 }
 

@@ -29,6 +29,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 mod dfs;
 mod jobsets;
 mod replay;
+pub mod replication;
 mod users;
 mod views;
 mod workers;
@@ -68,6 +69,8 @@ pub struct MasterSettings {
     /// machines of the MSJO model, which run one task of any kind at a
     /// time).
     pub unified_slots: bool,
+    /// Re-replication throttle.
+    pub rereplication: replication::ReplicationSettings,
 }
 
 /// Builds a scheduler for a formed cluster in place of
@@ -162,6 +165,7 @@ pub struct Outbox {
     computes: Vec<String>,
     delete_jobs: Vec<u32>,
     delete_blocks: Vec<u64>,
+    copies: Vec<BlockCopy>,
 }
 
 /// What the master keeps about a job besides the cluster state.
@@ -211,6 +215,8 @@ pub struct FileMeta {
     pub dataset: Option<DatasetId>,
     /// Job still writing it (the name is reserved).
     pub writer: Option<u32>,
+    /// Replicas each block should have (re-replication restores them).
+    pub replication: u32,
 }
 
 /// The master's driver hooks and bookkeeping.
@@ -250,6 +256,8 @@ pub struct Book {
     records: Vec<Record>,
     /// Counters and latencies of `GET /metrics`.
     pub metrics: crate::master::metrics::Instruments,
+    /// Re-replication: copies in flight and counters.
+    pub repl: replication::Replicator,
 }
 
 impl Book {
@@ -345,8 +353,10 @@ impl Book {
                     blocks,
                     dataset: None,
                     writer: None,
+                    replication: self.settings.replication,
                 },
             );
+            self.repl.dirty = true;
         } else {
             if self
                 .files
@@ -615,6 +625,7 @@ impl Core {
                 refused: Vec::new(),
                 records: Vec::new(),
                 metrics,
+                repl: Default::default(),
             },
             regs: Vec::new(),
             next_session: gen << 32,

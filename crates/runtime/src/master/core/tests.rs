@@ -16,6 +16,7 @@ fn settings() -> MasterSettings {
         reduce_slowstart: 1.0,
         seed: 3,
         unified_slots: false,
+        rereplication: Default::default(),
     }
 }
 

@@ -123,6 +123,7 @@ impl Core {
                 }
             }
         }
+        self.reconcile_blocks(n as u32, &reg.blocks);
         self.settle();
         self.commit()?;
         Ok(Registered {
@@ -192,6 +193,7 @@ impl Core {
             computes: o.computes,
             delete_jobs: o.delete_jobs,
             delete_blocks: o.delete_blocks,
+            copies: o.copies,
         })
     }
 
@@ -316,6 +318,9 @@ impl Core {
                     node: holder,
                 });
             }
+            Report::BlockCorrupt { block } => self.replica_corrupt(node.0, block),
+            Report::BlockCopied { block, bytes } => self.copy_done(node.0, block, bytes),
+            Report::BlockCopyFailed { block, error } => self.copy_failed(node.0, block, &error),
         }
     }
 
@@ -408,6 +413,7 @@ impl Core {
         }
         for n in lost {
             self.forget_outputs_on(n);
+            self.b.repl.dirty = true;
         }
         let f = self.formed.as_mut().expect("formed");
         let due: Vec<JobId> = self
@@ -443,6 +449,7 @@ impl Core {
             });
             self.sample_pools(now);
         }
+        self.replication_tick(now);
         self.settle();
         self.commit_lazy()
     }

@@ -100,6 +100,7 @@ fn open(path: &std::path::Path) -> Core {
         reduce_slowstart: 1.0,
         seed: 3,
         unified_slots: false,
+        rereplication: Default::default(),
     };
     Core::open(crate::journal::Journal::open(path).unwrap(), settings, None).unwrap()
 }
