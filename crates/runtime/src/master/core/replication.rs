@@ -724,6 +724,10 @@ mod tests {
         }];
         c.commit_file_replicated(&alice(), "in", blocks, 1).unwrap();
         let job = "input = \"in\"\noutput = \"o\"\nreduces = 1\n[program]\nkind = \"sort\"\n";
+        // A job running before the loss (its map launched on a or b, to
+        // read from c, and never reported).
+        let early = c.submit(&alice(), "e.toml", &job.replace("\"o\"", "\"o1\""), false);
+        let early = early.unwrap();
         // c stays silent until declared lost; a and b keep beating.
         let t0 = Instant::now();
         while c.health().workers > 2 {
@@ -735,6 +739,9 @@ mod tests {
         }
         let v = c.replication_view();
         assert_eq!(v.lost, vec![("in".to_string(), 0, id)]);
+        let view = c.job_view(early.id).unwrap();
+        assert_eq!(view.status, "failed", "{view:?}");
+        assert!(view.reason.unwrap().contains("has no replica left"));
         let s = c.submit(&alice(), "j.toml", job, false).unwrap();
         let want = format!("file in: block 0 (id {id}) has no replica left");
         let view = c.job_view(s.id).unwrap();
