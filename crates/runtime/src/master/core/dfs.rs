@@ -54,7 +54,8 @@ impl Core {
     }
 
     /// Commit an uploaded file whose blocks should have `replication`
-    /// replicas each (re-replication restores them).
+    /// replicas each, at most one per worker of the cluster
+    /// (re-replication restores them).
     pub fn commit_file_replicated(
         &mut self,
         user: &User,
@@ -63,7 +64,8 @@ impl Core {
         replication: u32,
     ) -> Result<(), ApiError> {
         self.check_new_file(name)?;
-        let replication = replication.max(1);
+        // More replicas than the cluster has workers can never be made.
+        let replication = replication.clamp(1, self.b.nodes.len().max(1) as u32);
         self.journal.push(Record::File {
             name: name.to_string(),
             owner: user.name.clone(),

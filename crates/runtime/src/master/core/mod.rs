@@ -353,7 +353,11 @@ impl Book {
                     blocks,
                     dataset: None,
                     writer: None,
-                    replication: self.settings.replication,
+                    replication: self
+                        .settings
+                        .replication
+                        .min(self.nodes.len() as u32)
+                        .max(1),
                 },
             );
             self.repl.dirty = true;

@@ -209,7 +209,12 @@ impl Core {
                     blocks: Vec::new(),
                     dataset: None,
                     writer: Some(j.0),
-                    replication: self.b.settings.replication,
+                    replication: self
+                        .b
+                        .settings
+                        .replication
+                        .min(self.b.nodes.len() as u32)
+                        .max(1),
                 },
             );
         }
