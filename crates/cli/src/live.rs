@@ -236,6 +236,12 @@ pub struct ClusterArgs {
     /// Resource bounds of the API.
     #[command(flatten)]
     pub limits: crate::live_limits::LimitArgs,
+    /// Re-replication copies in flight per worker (as source or target).
+    #[arg(long, default_value_t = 2)]
+    pub rereplication_streams: u32,
+    /// Re-replication copies in flight in the whole cluster.
+    #[arg(long, default_value_t = 8)]
+    pub rereplication_max_copies: u32,
 }
 
 impl ClusterArgs {
@@ -262,6 +268,12 @@ impl ClusterArgs {
             v.push("--unified-slots".into());
         }
         v.extend(self.limits.to_args());
+        v.extend([
+            "--rereplication-streams".into(),
+            self.rereplication_streams.to_string(),
+            "--rereplication-max-copies".into(),
+            self.rereplication_max_copies.to_string(),
+        ]);
         v
     }
 }
@@ -470,6 +482,11 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
     if workers == 0 {
         return Err(usage("--workers must be at least 1"));
     }
+    if a.rereplication_streams == 0 || a.rereplication_max_copies == 0 {
+        return Err(usage(
+            "--rereplication-streams and --rereplication-max-copies must be at least 1",
+        ));
+    }
     Ok(MasterSettings {
         workers,
         scheduler,
@@ -482,6 +499,11 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
         seed: a.seed,
         unified_slots: a.unified_slots,
         limits: a.limits.limits().map_err(usage)?,
+        rereplication: mrsched_runtime::master::core::replication::ReplicationSettings {
+            streams: a.rereplication_streams,
+            max_copies: a.rereplication_max_copies,
+            ..Default::default()
+        },
     })
 }
 
@@ -908,24 +930,7 @@ async fn dfs(d: DfsCommand) -> Result<()> {
             match a.format {
                 LiveFormat::Json => print_json(&fs),
                 LiveFormat::Table => {
-                    let rows: Vec<Vec<String>> = fs
-                        .iter()
-                        .map(|f| {
-                            vec![
-                                f.name.clone(),
-                                f.bytes.to_string(),
-                                f.blocks.len().to_string(),
-                            ]
-                        })
-                        .collect();
-                    print!(
-                        "{}",
-                        render_table_aligned(
-                            &["name", "bytes", "blocks"],
-                            &rows,
-                            &[false, true, true]
-                        )
-                    );
+                    print!("{}", mrsched_runtime::client::render_ls(&fs));
                     Ok(())
                 }
             }

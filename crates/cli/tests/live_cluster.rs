@@ -750,6 +750,31 @@ fn master_metrics_flags_are_checked() {
     }
 }
 
+#[test]
+fn master_rereplication_flags_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["--rereplication-streams", "--rereplication-max-copies"] {
+        let o = Command::new(BIN)
+            .args(["master", "--listen", "127.0.0.1:0", "--dir"])
+            .arg(dir.path().join("m"))
+            .args([flag, "0"])
+            .output()
+            .unwrap();
+        let e = err(&o, 2);
+        assert!(
+            e.contains("--rereplication-streams and --rereplication-max-copies must be at least 1"),
+            "{e}"
+        );
+    }
+    let help = ok(&Command::new(BIN)
+        .args(["master", "--help"])
+        .output()
+        .unwrap());
+    for flag in ["--rereplication-streams", "--rereplication-max-copies"] {
+        assert!(help.contains(flag), "{flag} in --help: {help}");
+    }
+}
+
 /// A YARN Fair Scheduler allocation file on a live master: a job naming a
 /// parent queue, and one no placement rule takes, are refused with the
 /// reason; jobs in `prod` (weight 3) and `dev` (weight 1) share the 4 map

@@ -308,6 +308,12 @@ impl Client {
         }
     }
 
+    /// The block store's replication state.
+    pub async fn replication(&self) -> Res<ReplicationView> {
+        self.send(self.req(reqwest::Method::GET, "/api/dfs/replication"))
+            .await
+    }
+
     /// Files.
     pub async fn ls(&self) -> Res<Vec<FileView>> {
         self.send(self.req(reqwest::Method::GET, "/api/dfs/files"))
@@ -356,9 +362,18 @@ impl Client {
                     message: msg,
                 });
             }
+            let sent = r
+                .headers()
+                .get(crate::blockstore::CRC_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(crate::blockstore::parse_crc);
             let b = r.bytes().await.map_err(|e| ClientError {
                 status: None,
                 message: e.to_string(),
+            })?;
+            crate::blockstore::check_received(&b, sent).map_err(|e| ClientError {
+                status: None,
+                message: format!("block {id} of `{name}`: {e}"),
             })?;
             n += b.len() as u64;
             out.write_all(&b).map_err(|e| ClientError {
@@ -375,6 +390,50 @@ impl Client {
         self.cat(name, &mut v).await?;
         Ok(v)
     }
+}
+
+/// `mrsched dfs ls` as a table: each file's size, blocks and the fewest
+/// live replicas of any block against the target (`2/3`), then a line for
+/// under-replicated blocks and one for each block with no replica left.
+pub fn render_ls(files: &[FileView]) -> String {
+    let rows: Vec<Vec<String>> = files
+        .iter()
+        .map(|f| {
+            let min = f.live.iter().min().copied().unwrap_or(0);
+            let replicas = if f.blocks.is_empty() || f.replication == 0 {
+                "-".to_string()
+            } else {
+                format!("{min}/{}", f.replication)
+            };
+            vec![
+                f.name.clone(),
+                f.bytes.to_string(),
+                f.blocks.len().to_string(),
+                replicas,
+            ]
+        })
+        .collect();
+    let mut out = mrsched_metrics::output::render_table_aligned(
+        &["name", "bytes", "blocks", "replicas"],
+        &rows,
+        &[false, true, true, true],
+    );
+    let under: usize = files.iter().map(|f| f.under_replicated()).sum();
+    if under > 0 {
+        out.push_str(&format!(
+            "under-replicated: {under} block{}\n",
+            if under == 1 { "" } else { "s" }
+        ));
+    }
+    for f in files {
+        for (i, id) in f.lost_blocks() {
+            out.push_str(&format!(
+                "file {}: block {i} (id {id}) has no replica left\n",
+                f.name
+            ));
+        }
+    }
+    out
 }
 
 /// The next block of `input`: whole lines until the block reaches

@@ -3,8 +3,8 @@
 //!
 //! What is logged: the cluster's nodes, committed and removed files, every
 //! submission with its admission decision, every finished or failed task
-//! attempt, node losses and returns, lost or evicted map outputs and user
-//! kills. On
+//! attempt, node losses and returns, lost or evicted map outputs, user
+//! kills, block replicas gained and dropped, and jobs the master failed. On
 //! start the master replays the log into a fresh cluster state and
 //! scheduler, in order and at the recorded times, which re-creates jobs,
 //! finished work and failure counts exactly; attempts that were running at
@@ -45,6 +45,10 @@ pub enum Record {
         owner: String,
         /// `(block id, bytes, replica nodes)`.
         blocks: Vec<(u64, u64, Vec<u32>)>,
+        /// Replicas each block should have (0 in journals from before it
+        /// was recorded: the most replicas any block had).
+        #[serde(default)]
+        replication: u32,
     },
     /// A file was removed.
     FileRemoved {
@@ -149,6 +153,33 @@ pub enum Record {
     },
     /// A user killed a job.
     Killed {
+        /// When.
+        t: u64,
+        /// Job.
+        job: u32,
+        /// Reason shown to users.
+        reason: String,
+    },
+    /// A block gained a replica (a re-replication copy, or a worker that
+    /// came back with it).
+    ReplicaAdded {
+        /// Block id.
+        block: u64,
+        /// Node.
+        node: u32,
+        /// Bytes copied (0: the worker already held it).
+        #[serde(default)]
+        bytes: u64,
+    },
+    /// A block lost a replica (found corrupt, or gone from its worker).
+    ReplicaDropped {
+        /// Block id.
+        block: u64,
+        /// Node.
+        node: u32,
+    },
+    /// The master failed a job (an input block with no replica left).
+    JobFailed {
         /// When.
         t: u64,
         /// Job.

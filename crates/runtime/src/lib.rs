@@ -14,11 +14,13 @@
 //! * [`proto`]: the HTTP/JSON messages; [`jobfile`]: job files.
 //! * [`maponly`]: map-only jobs (`reduces = 0`): each map's output is a
 //!   block of the output file.
+//! * [`blockstore`]: checksummed block replicas and map output partitions.
 //!
 //! See `docs/live.md`.
 
 #![warn(missing_docs)]
 
+pub mod blockstore;
 pub mod client;
 pub mod jobfile;
 pub mod journal;

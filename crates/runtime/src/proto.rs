@@ -100,6 +100,35 @@ pub enum Report {
         /// The attempt key of the output it tried.
         key: String,
     },
+    /// A block replica on this worker failed its checksum; the worker
+    /// deleted it.
+    BlockCorrupt {
+        /// The block.
+        block: u64,
+    },
+    /// A re-replication copy ([`BlockCopy`]) is stored here.
+    BlockCopied {
+        /// The block.
+        block: u64,
+        /// Bytes copied.
+        bytes: u64,
+    },
+    /// A re-replication copy failed.
+    BlockCopyFailed {
+        /// The block.
+        block: u64,
+        /// Why.
+        error: String,
+    },
+}
+
+/// A re-replication command: copy a block from another worker.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BlockCopy {
+    /// The block.
+    pub block: u64,
+    /// Data-server URL of the worker to copy it from.
+    pub from: String,
 }
 
 /// A heartbeat.
@@ -207,6 +236,9 @@ pub struct HeartbeatReply {
     pub delete_jobs: Vec<u32>,
     /// Blocks to delete.
     pub delete_blocks: Vec<u64>,
+    /// Blocks to copy from other workers (re-replication).
+    #[serde(default)]
+    pub copies: Vec<BlockCopy>,
 }
 
 /// Finished map outputs of a job, for its reducers.
@@ -377,6 +409,54 @@ pub struct FileView {
     pub bytes: u64,
     /// Blocks: `(id, bytes, replica node names)`.
     pub blocks: Vec<(u64, u64, Vec<String>)>,
+    /// Replicas each block should have (0: not known, an older master).
+    #[serde(default)]
+    pub replication: u32,
+    /// Replicas of each block on live workers, in block order.
+    #[serde(default)]
+    pub live: Vec<u32>,
+}
+
+impl FileView {
+    /// Blocks with fewer live replicas than the target (lost ones
+    /// included).
+    pub fn under_replicated(&self) -> usize {
+        let want = self.replication.max(1);
+        self.live.iter().filter(|&&n| n < want).count()
+    }
+
+    /// `(index, id)` of blocks without a live replica.
+    pub fn lost_blocks(&self) -> Vec<(usize, u64)> {
+        self.live
+            .iter()
+            .zip(&self.blocks)
+            .enumerate()
+            .filter(|(_, (n, _))| **n == 0)
+            .map(|(i, (_, b))| (i, b.0))
+            .collect()
+    }
+}
+
+/// The block store's replication state (`GET /api/dfs/replication`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ReplicationView {
+    /// Blocks of committed files.
+    pub blocks: u64,
+    /// Blocks with fewer live replicas than their file's replication
+    /// (lost ones included).
+    pub under_replicated: u64,
+    /// Blocks with no live replica: `(file, index, id)`.
+    pub lost: Vec<(String, u32, u64)>,
+    /// Re-replication copies in flight.
+    pub copies_in_flight: u32,
+    /// Copies completed since this master started.
+    pub blocks_copied: u64,
+    /// Bytes copied since this master started.
+    pub bytes_copied: u64,
+    /// Copies that failed since this master started (retried elsewhere).
+    pub copies_failed: u64,
+    /// Replicas found corrupt by their checksum since this master started.
+    pub corrupt_replicas: u64,
 }
 
 /// Start of an upload.

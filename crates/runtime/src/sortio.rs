@@ -380,7 +380,8 @@ impl MapOutputWriter {
     }
 
     /// Finish: spill what is buffered, merge each partition's runs into
-    /// `dir/<partition>`. Returns each partition's size.
+    /// `dir/<partition>`, each with its checksum in `dir/<partition>.crc`
+    /// (`blockstore`). Returns each partition's size.
     pub fn finish(mut self, part_of: &dyn Fn(&[u8]) -> u32) -> io::Result<Vec<PartitionInfo>> {
         self.spill(part_of)?;
         let mut out = Vec::with_capacity(self.reduces as usize);
@@ -392,12 +393,15 @@ impl MapOutputWriter {
                 .map(|s| RunReader::open(&s.path, s.ranges[p].0, s.ranges[p].1))
                 .collect::<io::Result<Vec<_>>>()?;
             let path = self.dir.join(p.to_string());
-            let mut w = BufWriter::with_capacity(1 << 16, File::create(&path)?);
+            let file = BufWriter::with_capacity(1 << 16, File::create(&path)?);
+            let mut w = crate::blockstore::CrcWriter::new(file);
             // Spills rarely exceed the fan-in (each is a full buffer); when
             // they do, the merge still works, with more open files.
             let mut m = Merger::new(runs)?;
             let bytes = drain_merged(&mut m, &mut w, self.combine)?;
             w.flush()?;
+            // The shuffle server checks every partition against this.
+            crate::blockstore::write_sidecar(&path, w.crc())?;
             out.push(PartitionInfo { bytes });
         }
         for s in &self.spills {

@@ -6,7 +6,9 @@
 //! ```text
 //! name                          the worker's stable name
 //! blocks/<id>                   block replicas (input and job output)
+//! blocks/<id>.crc               its CRC-32C (`blockstore`)
 //! outputs/<job>/<attempt>/<p>   a map attempt's sorted partition p
+//! outputs/<job>/<attempt>/<p>.crc  its CRC-32C
 //! reduce/<attempt>/             a reducer's fetched runs while it works
 //! ```
 //!
@@ -19,12 +21,22 @@
 //! of its copy phase, waits for the master to admit its compute phase
 //! (copy-compute splitting), merges, reduces, and writes its output block
 //! here and on the replica holders the master chose.
+//!
+//! Every block and partition read is checked against its checksum
+//! (`blockstore`): a corrupt local replica is deleted and reported to the
+//! master (which re-replicates the block) and the block is read from
+//! another holder; a corrupt partition is answered as an error, which the
+//! reducer reports as a fetch failure (the map runs again). The master's
+//! re-replication commands (`copies` in the heartbeat reply) are copies of
+//! a block from another worker's data server into this one's store.
 
+use crate::blockstore::{self, BlockStore, ReadError, CRC_HEADER};
 use crate::proto::*;
 use crate::sortio::{reduce_runs, Groups, MapOutputWriter, Merger, RunReader};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use std::collections::{HashMap, HashSet};
@@ -88,6 +100,9 @@ impl W {
     fn outputs(&self) -> PathBuf {
         self.cfg.dir.join("outputs")
     }
+    fn store(&self) -> BlockStore {
+        BlockStore::new(self.blocks())
+    }
     fn report(&self, r: Report) {
         lk(&self.reports).push(r);
         self.wake.notify_one();
@@ -106,16 +121,48 @@ fn auth(w: &W, h: &HeaderMap) -> Result<(), StatusCode> {
     }
 }
 
+/// Read a local replica, checked. A corrupt one is deleted and reported
+/// to the master, and reads as missing.
+async fn read_block(w: &Arc<W>, id: u64) -> Result<(Vec<u8>, u32), ReadError> {
+    let store = w.store();
+    let r = tokio::task::spawn_blocking(move || store.get(id))
+        .await
+        .unwrap_or_else(|e| Err(ReadError::Io(std::io::Error::other(e.to_string()))));
+    if let Err(ReadError::Corrupt { stored, actual }) = &r {
+        eprintln!(
+            "mrsched worker {}: block {id} failed its checksum (stored {stored:08x}, read {actual:08x}); deleted",
+            w.name
+        );
+        w.store().remove(id);
+        w.report(Report::BlockCorrupt { block: id });
+    }
+    r
+}
+
+/// Body and checksum header of a block or partition answer.
+fn checked_body(data: Vec<u8>, c: u32) -> Response {
+    ([(CRC_HEADER, blockstore::crc_hex(c))], Bytes::from(data)).into_response()
+}
+
+/// The checksum a request or answer carries, if any.
+fn header_crc(h: &HeaderMap) -> Option<u32> {
+    h.get(CRC_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(blockstore::parse_crc)
+}
+
 async fn get_block(
     State(w): State<Arc<W>>,
     h: HeaderMap,
     Path(id): Path<u64>,
-) -> Result<Bytes, StatusCode> {
+) -> Result<Response, StatusCode> {
     auth(&w, &h)?;
-    tokio::fs::read(w.blocks().join(id.to_string()))
-        .await
-        .map(Bytes::from)
-        .map_err(|_| StatusCode::NOT_FOUND)
+    match read_block(&w, id).await {
+        Ok((d, c)) => Ok(checked_body(d, c)),
+        // 410: it was here but failed its checksum (and is gone now).
+        Err(ReadError::Corrupt { .. }) => Err(StatusCode::GONE),
+        Err(_) => Err(StatusCode::NOT_FOUND),
+    }
 }
 
 async fn put_block(
@@ -125,21 +172,22 @@ async fn put_block(
     body: Bytes,
 ) -> Result<(), StatusCode> {
     auth(&w, &h)?;
-    let tmp = w.blocks().join(format!("{id}.tmp"));
-    let fin = w.blocks().join(id.to_string());
-    let r = async {
-        tokio::fs::write(&tmp, &body).await?;
-        tokio::fs::rename(&tmp, &fin).await
+    if blockstore::check_received(&body, header_crc(&h)).is_err() {
+        return Err(StatusCode::BAD_REQUEST);
     }
-    .await;
-    r.map_err(|_| StatusCode::INSUFFICIENT_STORAGE)
+    let store = w.store();
+    tokio::task::spawn_blocking(move || store.put(id, &body))
+        .await
+        .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?
+        .map(|_| ())
+        .map_err(|_| StatusCode::INSUFFICIENT_STORAGE)
 }
 
 async fn get_partition(
     State(w): State<Arc<W>>,
     h: HeaderMap,
     Path((job, key, part)): Path<(u32, String, u32)>,
-) -> Result<Bytes, StatusCode> {
+) -> Result<Response, StatusCode> {
     auth(&w, &h)?;
     if key.contains('/') || key.contains("..") {
         return Err(StatusCode::BAD_REQUEST);
@@ -149,10 +197,18 @@ async fn get_partition(
         .join(job.to_string())
         .join(&key)
         .join(part.to_string());
-    tokio::fs::read(p)
-        .await
-        .map(Bytes::from)
-        .map_err(|_| StatusCode::NOT_FOUND)
+    match tokio::task::spawn_blocking(move || blockstore::read_verified(&p)).await {
+        Ok(Ok((d, c))) => Ok(checked_body(d, c)),
+        Ok(Err(ReadError::Corrupt { stored, actual })) => {
+            // The reducer reports a fetch failure and the map runs again.
+            eprintln!(
+                "mrsched worker {}: partition {part} of {key} (job {job}) failed its checksum (stored {stored:08x}, read {actual:08x})",
+                w.name
+            );
+            Err(StatusCode::GONE)
+        }
+        _ => Err(StatusCode::NOT_FOUND),
+    }
 }
 
 /// Load or create the worker's name.
@@ -410,8 +466,24 @@ fn handle_reply(w: &Arc<W>, reply: HeartbeatReply) {
                 let _ = std::fs::remove_dir_all(outs.join(j.to_string()));
             }
             for b in bl {
-                let _ = std::fs::remove_file(blocks.join(b.to_string()));
+                blockstore::remove(&blocks.join(b.to_string()));
             }
+        });
+    }
+    for c in reply.copies {
+        let w = w.clone();
+        tokio::spawn(async move {
+            let r = copy_block(&w, &c).await;
+            w.report(match r {
+                Ok(bytes) => Report::BlockCopied {
+                    block: c.block,
+                    bytes,
+                },
+                Err(error) => Report::BlockCopyFailed {
+                    block: c.block,
+                    error,
+                },
+            });
         });
     }
     for l in reply.launches {
@@ -453,6 +525,8 @@ fn handle_reply(w: &Arc<W>, reply: HeartbeatReply) {
     }
 }
 
+/// GET a block or partition from another worker, checking the bytes
+/// against the checksum it sends.
 async fn fetch(w: &W, url: &str) -> Result<Bytes, String> {
     let r = w
         .client
@@ -464,14 +538,27 @@ async fn fetch(w: &W, url: &str) -> Result<Bytes, String> {
     if !r.status().is_success() {
         return Err(format!("{url}: {}", r.status()));
     }
-    r.bytes().await.map_err(|e| e.to_string())
+    let sent = header_crc(r.headers());
+    let b = r.bytes().await.map_err(|e| e.to_string())?;
+    blockstore::check_received(&b, sent).map_err(|e| format!("{url}: {e}"))?;
+    Ok(b)
+}
+
+/// A re-replication copy: fetch the block from its holder, store it here.
+async fn copy_block(w: &Arc<W>, c: &BlockCopy) -> Result<u64, String> {
+    let data = fetch(w, &format!("{}/blocks/{}", c.from, c.block)).await?;
+    let (store, id, n) = (w.store(), c.block, data.len() as u64);
+    tokio::task::spawn_blocking(move || store.put(id, &data))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("cannot store block {id}: {e}"))?;
+    Ok(n)
 }
 
 async fn run_map(w: &Arc<W>, l: TaskLaunch, cancel: Arc<AtomicBool>) -> Result<Report, String> {
     let src = l.block.clone().ok_or("a map launch without a block")?;
-    let local = w.blocks().join(src.id.to_string());
-    let (data, read) = match tokio::fs::read(&local).await {
-        Ok(d) => (Bytes::from(d), ReadFrom::Local),
+    let (data, read) = match read_block(w, src.id).await {
+        Ok((d, _)) => (Bytes::from(d), ReadFrom::Local),
         Err(_) => {
             let mut last = String::from("no replica holder known");
             let mut got = None;
@@ -589,18 +676,20 @@ fn write_map_only_block(
         .iter()
         .find(|m| m.job == tj.job)
         .ok_or("a map-only launch without its output block")?;
+    let store = BlockStore::new(bdir.to_path_buf());
     let tmp = bdir.join(format!("{}.tmp", mo.block));
-    let fin = bdir.join(mo.block.to_string());
     let file = std::fs::File::create(&tmp).map_err(io)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    let mut out = blockstore::CrcWriter::new(std::io::BufWriter::with_capacity(1 << 16, file));
     let records = crate::maponly::write_map_only(&tj.program, data, &mut out, &|| {
         cancel.load(Ordering::Relaxed)
     })?;
     use std::io::Write;
     out.flush().map_err(io)?;
+    let c = out.crc();
     drop(out);
-    std::fs::rename(&tmp, &fin).map_err(io)?;
-    let bytes = std::fs::metadata(&fin).map_err(io)?.len();
+    // Checksummed like every stored block.
+    store.commit(mo.block, &tmp, c).map_err(io)?;
+    let bytes = std::fs::metadata(store.path(mo.block)).map_err(io)?.len();
     Ok((tj.job, vec![bytes], records))
 }
 
@@ -619,11 +708,11 @@ async fn replicate_map_only(
             .find(|o| o.0 == mo.job)
             .and_then(|o| o.1.first().copied())
             .unwrap_or(0);
-        let data = Bytes::from(
-            tokio::fs::read(w.blocks().join(mo.block.to_string()))
-                .await
-                .map_err(|e| e.to_string())?,
-        );
+        // Read back checked: what the replicas get is what was written.
+        let (data, c) = read_block(w, mo.block)
+            .await
+            .map_err(|e| format!("map-only output block {}: {e}", mo.block))?;
+        let data = Bytes::from(data);
         let puts: Vec<_> = mo
             .replicas
             .iter()
@@ -632,6 +721,7 @@ async fn replicate_map_only(
                     .client
                     .put(format!("{url}/blocks/{}", mo.block))
                     .header(SECRET_HEADER, &w.cfg.secret)
+                    .header(CRC_HEADER, blockstore::crc_hex(c))
                     .body(data.clone());
                 (*node, tokio::spawn(async move { req.send().await }))
             })
@@ -656,9 +746,8 @@ async fn replicate_map_only(
 /// master deletes copies on other workers).
 async fn remove_blocks(w: &W, plan: &[MapOnlyOutput]) {
     for mo in plan {
-        for name in [format!("{}.tmp", mo.block), mo.block.to_string()] {
-            let _ = tokio::fs::remove_file(w.blocks().join(name)).await;
-        }
+        let _ = tokio::fs::remove_file(w.blocks().join(format!("{}.tmp", mo.block))).await;
+        w.store().remove(mo.block);
     }
 }
 
@@ -756,7 +845,7 @@ async fn reduce_inner(
     }
     let out_id = rt.output_block;
     let tmp = w.blocks().join(format!("{out_id}.tmp"));
-    let fin = w.blocks().join(out_id.to_string());
+    let store = w.store();
     let prog = tj.program.clone();
     let rdir2 = rdir.to_path_buf();
     let cancel2 = cancel.clone();
@@ -770,22 +859,23 @@ async fn reduce_inner(
             .map_err(io)?;
         let mut groups = Groups::new(Merger::new(readers).map_err(io)?);
         let file = std::fs::File::create(&tmp).map_err(io)?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+        let mut out = blockstore::CrcWriter::new(std::io::BufWriter::with_capacity(1 << 16, file));
         prog.reduce(&mut groups, &mut out, &|| cancel2.load(Ordering::Relaxed))?;
         use std::io::Write;
         out.flush().map_err(io)?;
+        let c = out.crc();
         drop(out);
-        std::fs::rename(&tmp, &fin).map_err(io)?;
-        Ok(std::fs::metadata(&fin).map_err(io)?.len())
+        store.commit(out_id, &tmp, c).map_err(io)?;
+        Ok(std::fs::metadata(store.path(out_id)).map_err(io)?.len())
     })
     .await
     .map_err(|e| format!("reduce attempt panicked: {e}"))??;
-    // Replicate the output block.
-    let data = Bytes::from(
-        tokio::fs::read(w.blocks().join(out_id.to_string()))
-            .await
-            .map_err(|e| e.to_string())?,
-    );
+    // Replicate the output block (read back checked: what the replicas get
+    // is what was written).
+    let (data, c) = read_block(w, out_id)
+        .await
+        .map_err(|e| format!("reduce output block {out_id}: {e}"))?;
+    let data = Bytes::from(data);
     let puts: Vec<_> = rt
         .replicas
         .iter()
@@ -794,6 +884,7 @@ async fn reduce_inner(
                 .client
                 .put(format!("{url}/blocks/{out_id}"))
                 .header(SECRET_HEADER, &w.cfg.secret)
+                .header(CRC_HEADER, blockstore::crc_hex(c))
                 .body(data.clone());
             (*node, tokio::spawn(async move { req.send().await }))
         })

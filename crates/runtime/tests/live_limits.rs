@@ -9,7 +9,6 @@ mod common;
 use common::*;
 use mrsched_runtime::master::core::MasterSettings;
 use mrsched_runtime::proto::{CreateFile, ErrorBody};
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -29,40 +28,6 @@ async fn error_of(r: reqwest::Response) -> (u16, String) {
     let status = r.status().as_u16();
     let body: ErrorBody = r.json().await.expect("a JSON error body");
     (status, body.error)
-}
-
-/// Block files on each worker's disk are exactly the replicas the block
-/// store lists, once deletions have reached the workers (deadline 10 s).
-async fn assert_only_listed_blocks(c: &TestCluster, workers: u32) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let files = c.alice.ls().await.unwrap();
-        let mut diff = Vec::new();
-        for k in 0..workers {
-            let want: BTreeSet<String> = files
-                .iter()
-                .flat_map(|f| f.blocks.iter())
-                .filter(|b| b.2.contains(&format!("w{k}")))
-                .map(|b| b.0.to_string())
-                .collect();
-            let have: BTreeSet<String> =
-                std::fs::read_dir(c.dir.path().join(format!("worker-{k}/blocks")))
-                    .unwrap()
-                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                    .collect();
-            if want != have {
-                diff.push((k, want, have));
-            }
-        }
-        if diff.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "block files differ from the listing: {diff:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -227,11 +192,7 @@ async fn an_abandoned_upload_is_aborted_and_leaves_nothing_behind() {
         assert!(r.status().is_success());
     }
     // The client goes away. Its blocks are on the workers for now.
-    let count = |k: u32| {
-        std::fs::read_dir(c.dir.path().join(format!("worker-{k}/blocks")))
-            .unwrap()
-            .count()
-    };
+    let count = |k: u32| block_files(&c.dir.path().join(format!("worker-{k}/blocks"))).len();
     let kept = c.alice.stat("kept").await.unwrap().blocks.len();
     assert_eq!(count(0) + count(1), 2 * kept + 4);
     let t0 = Instant::now();

@@ -8,8 +8,7 @@ use common::*;
 use mrsched_runtime::client::next_block;
 use mrsched_runtime::maponly::sequential_map_only;
 use mrsched_runtime::program::Program;
-use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(60);
 const BLOCK: u64 = 4 * 1024;
@@ -50,40 +49,6 @@ async fn output_blocks(c: &TestCluster, name: &str) -> Vec<Vec<u8>> {
         v.push(b.to_vec());
     }
     v
-}
-
-/// Block files on each worker's disk against the replicas the block store
-/// lists, once deletions have reached the workers (deadline 10 s).
-async fn assert_no_stray_blocks(c: &TestCluster, workers: u32) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let files = c.alice.ls().await.unwrap();
-        let mut diff = Vec::new();
-        for k in 0..workers {
-            let want: BTreeSet<String> = files
-                .iter()
-                .flat_map(|f| f.blocks.iter())
-                .filter(|b| b.2.contains(&format!("w{k}")))
-                .map(|b| b.0.to_string())
-                .collect();
-            let have: BTreeSet<String> =
-                std::fs::read_dir(c.dir.path().join(format!("worker-{k}/blocks")))
-                    .unwrap()
-                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                    .collect();
-            if want != have {
-                diff.push((k, want, have));
-            }
-        }
-        if diff.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "block files differ from the listing: {diff:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,7 +120,7 @@ async fn map_only_grep_and_streaming_write_one_block_per_map() {
     // Output blocks are replicated like reduce output (replication 2).
     let f = c.alice.stat("upper").await.unwrap();
     assert!(f.blocks.iter().all(|b| b.2.len() == 2), "{f:?}");
-    assert_no_stray_blocks(&c, 3).await;
+    assert_only_listed_blocks(&c, 3).await;
     c.stop();
 }
 
@@ -196,6 +161,6 @@ async fn a_map_only_map_that_fails_once_leaves_exactly_one_block_per_map() {
     assert_eq!(f.blocks.len(), input.len(), "one block per map");
     let want: Vec<Vec<u8>> = input.iter().map(|b| b.to_ascii_uppercase()).collect();
     assert_eq!(output_blocks(&c, "flaky-out").await, want);
-    assert_no_stray_blocks(&c, 2).await;
+    assert_only_listed_blocks(&c, 2).await;
     c.stop();
 }

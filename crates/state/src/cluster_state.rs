@@ -1158,6 +1158,19 @@ impl ClusterState {
         }
     }
 
+    /// Fail a running job for a reason outside its attempts (the live
+    /// master: an input block with no replica left): its attempts are
+    /// killed and it ends as failed.
+    pub fn fail_job(&mut self, j: JobId, reason: &str) -> Result<(), StateError> {
+        match self.job_mut(j)?.status {
+            JobStatus::Running => {
+                self.end_job(j, JobStatus::Failed, Some(reason.to_string()));
+                Ok(())
+            }
+            _ => Err(StateError(format!("{j} is not running"))),
+        }
+    }
+
     /// Release explicit-time reduces whose map-to-reduce delays have passed.
     pub fn release_reduces(&mut self, j: JobId) {
         let jm = &self.jobs[j.idx()];

@@ -290,6 +290,11 @@ async fn report(State(s): S, h: HeaderMap) -> R<mrsched_metrics::Report> {
     lock(&s).report().map(Json)
 }
 
+async fn dfs_replication(State(s): S, h: HeaderMap) -> R<ReplicationView> {
+    user_auth(&s, &h)?;
+    Ok(Json(lock(&s).replication_view()))
+}
+
 async fn dfs_ls(State(s): S, h: HeaderMap) -> R<Vec<FileView>> {
     user_auth(&s, &h)?;
     Ok(Json(lock(&s).files()))
@@ -378,6 +383,8 @@ async fn dfs_store_block(
 
 async fn dfs_put_replicas(s: &Arc<Shared>, id: u64, replication: u32, body: &Bytes) -> R<u64> {
     let (block, targets) = lock(s).new_block(replication)?;
+    // The workers check what they receive against it and keep it.
+    let crc = crate::blockstore::crc_hex(crate::blockstore::crc(body));
     // All replicas at once.
     let puts: Vec<_> = targets
         .into_iter()
@@ -386,6 +393,7 @@ async fn dfs_put_replicas(s: &Arc<Shared>, id: u64, replication: u32, body: &Byt
                 .client
                 .put(format!("{url}/blocks/{block}"))
                 .header(SECRET_HEADER, &s.secret)
+                .header(crate::blockstore::CRC_HEADER, &crc)
                 .body(body.clone());
             (node, tokio::spawn(async move { req.send().await }))
         })
@@ -431,7 +439,7 @@ async fn dfs_commit(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> R<FileVie
         .remove(&id)
         .expect("checked");
     let mut core = lock(&s);
-    if let Err(e) = core.commit_file(&u, &up.name, up.blocks.clone()) {
+    if let Err(e) = core.commit_file_replicated(&u, &up.name, up.blocks.clone(), up.replication) {
         core.drop_blocks(&up.blocks);
         return Err(e);
     }
@@ -452,10 +460,17 @@ async fn dfs_abort(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> R<()> {
     Ok(Json(()))
 }
 
-async fn dfs_read_block(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> Result<Bytes, ApiError> {
+/// A block's bytes from the first replica that gives them with a matching
+/// checksum (a worker deletes and reports a replica that fails its check;
+/// a transfer that arrives damaged is read again from the next replica).
+async fn dfs_read_block(
+    State(s): S,
+    h: HeaderMap,
+    Path(id): Path<u64>,
+) -> Result<Response, ApiError> {
     user_auth(&s, &h)?;
     let sources = lock(&s).block_sources(id)?;
-    let mut last = String::from("no replica");
+    let mut last = String::from("no replica on a live worker");
     for url in sources {
         match s
             .client
@@ -464,10 +479,23 @@ async fn dfs_read_block(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> Resul
             .send()
             .await
         {
-            Ok(r) if r.status().is_success() => match r.bytes().await {
-                Ok(b) => return Ok(b),
-                Err(e) => last = e.to_string(),
-            },
+            Ok(r) if r.status().is_success() => {
+                let sent = r
+                    .headers()
+                    .get(crate::blockstore::CRC_HEADER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(crate::blockstore::parse_crc);
+                match r.bytes().await {
+                    Ok(b) => match crate::blockstore::check_received(&b, sent) {
+                        Ok(()) => {
+                            let c = crate::blockstore::crc_hex(crate::blockstore::crc(&b));
+                            return Ok(([(crate::blockstore::CRC_HEADER, c)], b).into_response());
+                        }
+                        Err(e) => last = e,
+                    },
+                    Err(e) => last = e.to_string(),
+                }
+            }
             Ok(r) => last = format!("worker answered {}", r.status()),
             Err(e) => last = e.to_string(),
         }
@@ -500,6 +528,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/api/dfs/files/{name}", get(dfs_stat).delete(dfs_rm))
         .route("/api/dfs/uploads/{id}/commit", post(dfs_commit))
         .route("/api/dfs/blocks/{id}", get(dfs_read_block))
+        .route("/api/dfs/replication", get(dfs_replication))
         .merge(ui::routes())
         .route("/metrics", get(metrics::scrape));
     let uploads = Router::new().route("/api/dfs/uploads/{id}", post(dfs_block).delete(dfs_abort));

@@ -9,7 +9,8 @@ use mrsched_runtime::master::metrics::ScrapeAuth;
 use mrsched_runtime::master::{open_core, run_master, MasterConfig, Users};
 use mrsched_runtime::worker::{run_worker, WorkerConfig};
 use mrsched_sched::SchedulerConfig;
-use std::time::Duration;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 pub mod browser;
@@ -49,6 +50,7 @@ pub fn settings(workers: u32) -> MasterSettings {
         seed: 1,
         unified_slots: false,
         limits: Default::default(),
+        rereplication: Default::default(),
     }
 }
 
@@ -169,5 +171,51 @@ pub fn admin() -> User {
     User {
         name: "alice".into(),
         admin: false,
+    }
+}
+
+/// The files of a worker's block directory, each block's checksum sidecar
+/// (`<id>.crc`) counted with its block: a sidecar without its block, or a
+/// temporary file, shows under its own name.
+pub fn block_files(dir: &std::path::Path) -> std::collections::BTreeSet<String> {
+    let names: std::collections::BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names
+        .iter()
+        .filter(|n| !n.strip_suffix(".crc").is_some_and(|b| names.contains(b)))
+        .cloned()
+        .collect()
+}
+
+/// Block files on each worker's disk (checksum sidecars aside) are exactly the replicas the block
+/// store lists, once deletions have reached the workers (deadline 10 s).
+pub async fn assert_only_listed_blocks(c: &TestCluster, workers: u32) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let files = c.alice.ls().await.unwrap();
+        let mut diff = Vec::new();
+        for k in 0..workers {
+            let want: BTreeSet<String> = files
+                .iter()
+                .flat_map(|f| f.blocks.iter())
+                .filter(|b| b.2.contains(&format!("w{k}")))
+                .map(|b| b.0.to_string())
+                .collect();
+            let have: BTreeSet<String> =
+                block_files(&c.dir.path().join(format!("worker-{k}/blocks")));
+            if want != have {
+                diff.push((k, want, have));
+            }
+        }
+        if diff.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "block files differ from the listing: {diff:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -310,6 +310,24 @@ fn kill_counts_work_and_repends() {
 }
 
 #[test]
+fn fail_job_ends_a_running_job_as_failed_with_its_reason() {
+    let c = cluster("[[nodes]]\ncount = 1\nmap_slots = 1\n");
+    let mut st = ClusterState::new(c);
+    let j = st.submit(JobSpec::explicit("e", Time::ZERO, &[9.0, 9.0], &[], 1.0));
+    assert!(st.fail_job(j, "too early").is_err(), "not running yet");
+    st.admit(j).unwrap();
+    let a = st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    st.fail_job(j, "block 3 has no replica left").unwrap();
+    assert_eq!(st.job(j).status, JobStatus::Failed);
+    assert_eq!(
+        st.job(j).reason.as_deref(),
+        Some("block 3 has no replica left")
+    );
+    assert!(st.attempt(a).is_none(), "its attempt was stopped");
+    assert!(st.fail_job(j, "again").is_err());
+}
+
+#[test]
 fn outputs_on_lists_held_outputs_and_forgets_evicted_ones() {
     let mut st = with_dataset(two_racks(), vec![vec![0], vec![0]]);
     let a = st.submit(data_job(1, 1));

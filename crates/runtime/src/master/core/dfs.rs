@@ -41,14 +41,31 @@ impl Core {
         ))
     }
 
-    /// Commit an uploaded file.
+    /// Commit an uploaded file; its replication is the most replicas any
+    /// block got.
     pub fn commit_file(
         &mut self,
         user: &User,
         name: &str,
         blocks: Vec<BlockMeta>,
     ) -> Result<(), ApiError> {
+        let r = blocks.iter().map(|b| b.replicas.len() as u32).max();
+        self.commit_file_replicated(user, name, blocks, r.unwrap_or(1))
+    }
+
+    /// Commit an uploaded file whose blocks should have `replication`
+    /// replicas each, at most one per worker of the cluster
+    /// (re-replication restores them).
+    pub fn commit_file_replicated(
+        &mut self,
+        user: &User,
+        name: &str,
+        blocks: Vec<BlockMeta>,
+        replication: u32,
+    ) -> Result<(), ApiError> {
         self.check_new_file(name)?;
+        // More replicas than the cluster has workers can never be made.
+        let replication = replication.clamp(1, self.b.nodes.len().max(1) as u32);
         self.journal.push(Record::File {
             name: name.to_string(),
             owner: user.name.clone(),
@@ -56,6 +73,7 @@ impl Core {
                 .iter()
                 .map(|b| (b.id, b.bytes, b.replicas.clone()))
                 .collect(),
+            replication,
         });
         self.commit()?;
         self.b.files.insert(
@@ -65,8 +83,10 @@ impl Core {
                 blocks,
                 dataset: None,
                 writer: None,
+                replication,
             },
         );
+        self.b.repl.dirty = true;
         Ok(())
     }
 
@@ -91,7 +111,14 @@ impl Core {
                 "`{name}` is being written by job {j}"
             )));
         }
+        let live = fm
+            .blocks
+            .iter()
+            .map(|b| self.live_holders(&b.replicas).len() as u32)
+            .collect();
         Ok(FileView {
+            live,
+            replication: fm.replication,
             name: name.to_string(),
             bytes: fm.blocks.iter().map(|b| b.bytes).sum(),
             blocks: fm

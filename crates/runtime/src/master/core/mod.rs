@@ -31,6 +31,7 @@ mod jobsets;
 mod maponly;
 mod quota;
 mod replay;
+pub mod replication;
 mod users;
 mod views;
 mod workers;
@@ -72,6 +73,8 @@ pub struct MasterSettings {
     pub unified_slots: bool,
     /// Resource bounds of the API.
     pub limits: crate::master::limits::Limits,
+    /// Re-replication throttle.
+    pub rereplication: replication::ReplicationSettings,
 }
 
 /// Builds a scheduler for a formed cluster in place of
@@ -166,6 +169,7 @@ pub struct Outbox {
     computes: Vec<String>,
     delete_jobs: Vec<u32>,
     delete_blocks: Vec<u64>,
+    copies: Vec<BlockCopy>,
 }
 
 /// What the master keeps about a job besides the cluster state.
@@ -216,6 +220,8 @@ pub struct FileMeta {
     pub dataset: Option<DatasetId>,
     /// Job still writing it (the name is reserved).
     pub writer: Option<u32>,
+    /// Replicas each block should have (re-replication restores them).
+    pub replication: u32,
 }
 
 /// The master's driver hooks and bookkeeping.
@@ -258,6 +264,8 @@ pub struct Book {
     records: Vec<Record>,
     /// Counters and latencies of `GET /metrics`.
     pub metrics: crate::master::metrics::Instruments,
+    /// Re-replication: copies in flight and counters.
+    pub repl: replication::Replicator,
 }
 
 impl Book {
@@ -353,8 +361,14 @@ impl Book {
                     blocks,
                     dataset: None,
                     writer: None,
+                    replication: self
+                        .settings
+                        .replication
+                        .min(self.nodes.len() as u32)
+                        .max(1),
                 },
             );
+            self.repl.dirty = true;
         } else {
             if self
                 .files
@@ -630,6 +644,7 @@ impl Core {
                 refused: Vec::new(),
                 records: Vec::new(),
                 metrics,
+                repl: Default::default(),
             },
             regs: Vec::new(),
             next_session: gen << 32,

@@ -63,7 +63,12 @@ impl Core {
                 name,
                 owner,
                 blocks,
+                replication,
             } => {
+                let replication = match replication {
+                    0 => blocks.iter().map(|b| b.2.len() as u32).max().unwrap_or(1),
+                    r => r,
+                };
                 self.b.files.insert(
                     name,
                     FileMeta {
@@ -78,6 +83,7 @@ impl Core {
                             .collect(),
                         dataset: None,
                         writer: None,
+                        replication,
                     },
                 );
             }
@@ -227,6 +233,16 @@ impl Core {
             Record::Killed { t, job, reason } => {
                 self.advance(Time(t));
                 let _ = self.formed_mut()?.st.kill_job(JobId(job), &reason);
+            }
+            Record::ReplicaAdded { block, node, bytes } => {
+                self.replay_replica(block, node, Some(bytes));
+            }
+            Record::ReplicaDropped { block, node } => {
+                self.replay_replica(block, node, None);
+            }
+            Record::JobFailed { t, job, reason } => {
+                self.advance(Time(t));
+                let _ = self.formed_mut()?.st.fail_job(JobId(job), &reason);
             }
         }
         self.settle();

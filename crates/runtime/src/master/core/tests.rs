@@ -17,6 +17,7 @@ fn settings() -> MasterSettings {
         seed: 3,
         unified_slots: false,
         limits: Default::default(),
+        rereplication: Default::default(),
     }
 }
 

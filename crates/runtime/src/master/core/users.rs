@@ -18,6 +18,13 @@ impl Core {
             )));
         }
         let r = self.submit_inner(user, label, text, json, None);
+        if r.is_ok() {
+            // An input block with no replica left fails it before a map
+            // tries to read it.
+            let now = self.now();
+            self.fail_jobs_without_blocks(now);
+            self.settle();
+        }
         self.commit()?;
         r
     }
@@ -213,6 +220,12 @@ impl Core {
                     blocks: Vec::new(),
                     dataset: None,
                     writer: Some(j.0),
+                    replication: self
+                        .b
+                        .settings
+                        .replication
+                        .min(self.b.nodes.len() as u32)
+                        .max(1),
                 },
             );
         }
@@ -229,6 +242,7 @@ impl Core {
             datasets: new_datasets,
             rejected: rejected.clone(),
         });
+        self.b.repl.dirty = true;
         self.settle();
         Ok(Submitted {
             id: j.0,

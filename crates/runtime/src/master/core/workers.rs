@@ -124,6 +124,7 @@ impl Core {
                 }
             }
         }
+        self.reconcile_blocks(n as u32, &reg.blocks);
         self.settle();
         self.commit()?;
         Ok(Registered {
@@ -193,6 +194,7 @@ impl Core {
             computes: o.computes,
             delete_jobs: o.delete_jobs,
             delete_blocks: o.delete_blocks,
+            copies: o.copies,
         })
     }
 
@@ -325,6 +327,9 @@ impl Core {
                     node: holder,
                 });
             }
+            Report::BlockCorrupt { block } => self.replica_corrupt(node.0, block),
+            Report::BlockCopied { block, bytes } => self.copy_done(node.0, block, bytes),
+            Report::BlockCopyFailed { block, error } => self.copy_failed(node.0, block, &error),
         }
     }
 
@@ -417,6 +422,7 @@ impl Core {
         }
         for n in lost {
             self.forget_outputs_on(n);
+            self.b.repl.dirty = true;
         }
         let f = self.formed.as_mut().expect("formed");
         let due: Vec<JobId> = self
@@ -452,6 +458,7 @@ impl Core {
             });
             self.sample_pools(now);
         }
+        self.replication_tick(now);
         self.settle();
         self.commit_lazy()
     }

@@ -43,6 +43,7 @@ pub fn render(core: &Core) -> Result<String, std::fmt::Error> {
     jobs(core, &mut r);
     core.b.metrics.register(&mut r);
     pools(core, &mut r);
+    core.register_replication_metrics(&mut r);
     let mut out = String::new();
     prometheus_text::encode(&mut out, &r)?;
     Ok(out)

@@ -101,6 +101,7 @@ fn open(path: &std::path::Path) -> Core {
         seed: 3,
         unified_slots: false,
         limits: Default::default(),
+        rereplication: Default::default(),
     };
     Core::open(crate::journal::Journal::open(path).unwrap(), settings, None).unwrap()
 }

@@ -349,15 +349,12 @@ pub fn workers(ws: &[WorkerView]) -> Markup {
     }
 }
 
-/// The blocks page: files, their blocks and replicas; a block is
-/// under-replicated when a replica is on a lost worker.
+/// The blocks page: files, their blocks and live replicas; a block is
+/// under-replicated when it has fewer live replicas than its file's
+/// replication (re-replication is bringing it back).
 pub fn blocks(files: &[FileView], alive: &[String]) -> Markup {
     let lost = |reps: &[String]| reps.iter().filter(|r| !alive.contains(r)).count();
-    let under: usize = files
-        .iter()
-        .flat_map(|f| &f.blocks)
-        .filter(|b| lost(&b.2) > 0)
-        .count();
+    let under: usize = files.iter().map(|f| f.under_replicated()).sum();
     let total: usize = files.iter().map(|f| f.blocks.len()).sum();
     html! {
         h1 { "Blocks" }
@@ -381,7 +378,7 @@ pub fn blocks(files: &[FileView], alive: &[String]) -> Markup {
                                 " "
                             }
                         }
-                        td.n { (f.blocks.iter().filter(|b| lost(&b.2) > 0).count()) }
+                        td.n { (f.under_replicated()) }
                     }
                 }
             }
