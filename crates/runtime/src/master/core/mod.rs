@@ -250,6 +250,9 @@ pub struct Book {
     records: Vec<Record>,
     /// Counters and latencies of `GET /metrics`.
     pub metrics: crate::master::metrics::Instruments,
+    /// The next commit must wait for the disk even if lazy: a job ended or
+    /// entered the cluster, which no crash may undo once others saw it.
+    durable: bool,
 }
 
 impl Book {
@@ -449,7 +452,10 @@ impl Hooks for Book {
                     }
                 }
             }
-            StateEvent::JobEnded(j) => self.job_ended(st, *j),
+            StateEvent::JobEnded(j) => {
+                self.durable |= !self.replaying;
+                self.job_ended(st, *j)
+            }
             _ => {}
         }
     }
@@ -519,6 +525,8 @@ pub struct Core {
     last_sample: Option<Instant>,
     /// Jobs of a job set waiting for their release times.
     held: std::collections::VecDeque<jobsets::Held>,
+    /// Records the last replay could not apply, with why.
+    replay_errors: Vec<String>,
 }
 
 fn now_unix_us() -> u64 {
@@ -615,11 +623,13 @@ impl Core {
                 refused: Vec::new(),
                 records: Vec::new(),
                 metrics,
+                durable: false,
             },
             regs: Vec::new(),
             next_session: gen << 32,
             last_sample: None,
             held: Default::default(),
+            replay_errors: Vec::new(),
         };
         core.replay(records)?;
         core.b.replaying = false;
@@ -680,10 +690,16 @@ impl Core {
         if let Some(f) = self.formed.as_mut() {
             f.driver.settle(&mut f.st, f.sched.as_mut(), &mut self.b);
         }
+        // Records made inside driver hooks (evictions) go to the journal
+        // now, in their place among the records pushed directly.
+        for r in self.b.records.drain(..) {
+            self.journal.push(r);
+        }
     }
 
     /// Commit the journal durably (answers to users, membership).
     fn commit(&mut self) -> Result<(), ApiError> {
+        self.b.durable = false;
         for r in self.b.records.drain(..) {
             self.journal.push(r);
         }
@@ -693,6 +709,9 @@ impl Core {
     /// Commit without waiting for the disk (heartbeats, ticks); the tick
     /// syncs every second.
     fn commit_lazy(&mut self) -> Result<(), ApiError> {
+        if std::mem::take(&mut self.b.durable) {
+            return self.commit();
+        }
         for r in self.b.records.drain(..) {
             self.journal.push(r);
         }
@@ -735,3 +754,6 @@ fn not_formed() -> ApiError {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod restart_tests;

@@ -1,4 +1,14 @@
 //! Rebuilding the master from its journal.
+//!
+//! Replay is idempotent, so that a journal holding a record twice (written
+//! by an older master that journaled replayed submissions again) or a
+//! restart at any point gives the same state: replay writes nothing to the
+//! journal; a submission carries the id it was given and one whose id
+//! exists already is skipped; an event record (one with a time) seen
+//! before, byte for byte, is skipped; the rest (files, kills, node losses,
+//! evictions) are idempotent in themselves. Ids come from the journal: a
+//! submission that cannot be replayed still takes its id, as a rejected
+//! job without tasks with the reason, so no later job changes id.
 
 use super::*;
 use mrsched_state::ReducePhase;
@@ -6,7 +16,29 @@ use mrsched_state::ReducePhase;
 impl Core {
     pub(super) fn replay(&mut self, records: Vec<Record>) -> Result<(), ApiError> {
         let mut pending_nodes = Vec::new();
-        for r in records {
+        let mut seen = std::collections::HashSet::new();
+        let moot = moot_losses(&records);
+        for (i, r) in records.into_iter().enumerate() {
+            if let (Record::OutputLost { job, task, .. }, true) = (&r, moot.contains(&i)) {
+                // The state cannot know that the reduces were past their
+                // copy phase then (running attempts are not journaled):
+                // the output is gone, the map did not run again.
+                if let Some(Some(o)) = self
+                    .b
+                    .jobs
+                    .get_mut(*job as usize)
+                    .map(|m| m.map_out.get_mut(*task as usize))
+                {
+                    *o = None;
+                }
+                continue;
+            }
+            if r.time().is_some() {
+                let bytes = serde_json::to_vec(&r).unwrap_or_default();
+                if !seen.insert(bytes) {
+                    continue;
+                }
+            }
             if let Record::Node {
                 name,
                 rack,
@@ -14,6 +46,14 @@ impl Core {
                 reduce_slots,
             } = &r
             {
+                let known = pending_nodes
+                    .iter()
+                    .chain(&self.b.nodes)
+                    .any(|n: &NodeInfo| n.name == *name);
+                if known {
+                    // The same node twice: applied already.
+                    continue;
+                }
                 pending_nodes.push(NodeInfo {
                     name: name.clone(),
                     rack: rack.clone(),
@@ -30,6 +70,7 @@ impl Core {
             }
             if let Err(e) = self.replay_one(r) {
                 eprintln!("mrsched master: journal replay: {}", e.message);
+                self.replay_errors.push(e.message);
             }
         }
         if self.formed.is_none() && !pending_nodes.is_empty() {
@@ -64,18 +105,23 @@ impl Core {
                 owner,
                 blocks,
             } => {
+                let blocks: Vec<BlockMeta> = blocks
+                    .into_iter()
+                    .map(|(id, bytes, replicas)| BlockMeta {
+                        id,
+                        bytes,
+                        replicas,
+                    })
+                    .collect();
+                if self.b.files.get(&name).is_some_and(|f| f.blocks == blocks) {
+                    // The same file again: keep it (and its dataset).
+                    return Ok(());
+                }
                 self.b.files.insert(
                     name,
                     FileMeta {
                         owner,
-                        blocks: blocks
-                            .into_iter()
-                            .map(|(id, bytes, replicas)| BlockMeta {
-                                id,
-                                bytes,
-                                replicas,
-                            })
-                            .collect(),
+                        blocks,
                         dataset: None,
                         writer: None,
                     },
@@ -92,17 +138,54 @@ impl Core {
                 json,
                 datasets,
                 rejected,
+                id,
             } => {
                 self.advance(Time(t));
+                if let Some(id) = id {
+                    if (id as usize) < self.b.jobs.len() {
+                        // Applied already.
+                        return Ok(());
+                    }
+                    self.fill_gap(id);
+                    self.replay_released(id);
+                }
                 let u = User {
-                    name: user,
+                    name: user.clone(),
                     admin: true,
                 };
                 let decision = match rejected {
                     None => Admission::Admit,
                     Some(r) => Admission::Reject(r),
                 };
-                self.submit_inner(&u, &label, &text, json, Some((decision, datasets)))?;
+                let before = self.b.jobs.len();
+                if let Err(e) =
+                    self.submit_inner(&u, &label, &text, json, Some((decision, datasets)))
+                {
+                    if self.b.jobs.len() == before {
+                        let why = format!("could not be replayed: {}", e.message);
+                        self.placeholder(&user, &label, why);
+                    }
+                    return Err(e);
+                }
+            }
+            Record::JobSet { t, first, jobs } => {
+                self.advance(Time(t));
+                self.replay_set(first, jobs);
+            }
+            Record::Unreleased {
+                t,
+                id,
+                user,
+                label,
+                reason,
+            } => {
+                self.advance(Time(t));
+                if (id as usize) < self.b.jobs.len() {
+                    return Ok(());
+                }
+                self.fill_gap(id);
+                self.replay_released(id);
+                self.placeholder(&user, &label, reason);
             }
             Record::MapDone {
                 t,
@@ -171,10 +254,13 @@ impl Core {
                 map,
                 tasks,
                 reason,
+                ..
             } => {
                 self.advance(Time(t));
                 let f = self.formed.as_mut().ok_or_else(not_formed)?;
-                let (j, task) = tasks[0];
+                let Some(&(j, task)) = tasks.first() else {
+                    return Err(ApiError::internal("a failure record without tasks"));
+                };
                 let l = if map {
                     Launch::Map {
                         job: JobId(j),
@@ -223,6 +309,50 @@ impl Core {
         }
         self.settle();
         Ok(())
+    }
+}
+
+/// Indices of `OutputLost` records that changed nothing but the output's
+/// location: no later record finishes the map again, and a later reduce of
+/// its job finished (so its reduces no longer needed the output). Replaying
+/// them would run the map again, since the replayed state has no running
+/// reduce that was past its copy phase; a reducer that does need it later
+/// gets it re-run through `map_outputs`.
+fn moot_losses(records: &[Record]) -> std::collections::HashSet<usize> {
+    let mut maps_later = std::collections::HashSet::new();
+    let mut reduces_later = std::collections::HashSet::new();
+    let mut out = std::collections::HashSet::new();
+    for (i, r) in records.iter().enumerate().rev() {
+        match r {
+            Record::MapDone { tasks, .. } => maps_later.extend(tasks.iter().copied()),
+            Record::ReduceDone { job, .. } => {
+                reduces_later.insert(*job);
+            }
+            Record::OutputLost { job, task, .. }
+                if reduces_later.contains(job) && !maps_later.contains(&(*job, *task)) =>
+            {
+                out.insert(i);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Core {
+    /// Jobs the journal skips before `id` (a record lost by a damaged
+    /// journal) become placeholders, so that `id` is the next one.
+    fn fill_gap(&mut self, id: u32) {
+        while (self.b.jobs.len() as u32) < id {
+            let k = self.b.jobs.len();
+            self.replay_errors
+                .push(format!("the journal has no submission of job {k}"));
+            self.placeholder("unknown", "unknown", "lost from the journal".into());
+            if self.b.jobs.len() == k {
+                // Not formed: nothing can be created.
+                return;
+            }
+        }
     }
 }
 

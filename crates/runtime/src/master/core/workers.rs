@@ -294,6 +294,7 @@ impl Core {
                         map: att.kind == TaskKind::Map,
                         tasks,
                         reason: error,
+                        key: Some(key),
                     });
                 }
             }
