@@ -169,6 +169,16 @@ pub enum Record {
         /// The held jobs, in release (id) order.
         jobs: Vec<HeldRecord>,
     },
+    /// The idempotency key a user sent with the submission of `job` (in
+    /// the same transaction as its `Submit`).
+    SubmitKey {
+        /// The submitting user (the token's).
+        user: String,
+        /// The key.
+        key: String,
+        /// The job it created.
+        job: u32,
+    },
     /// A held job could not be submitted at its release: it takes its id
     /// as a rejected job without tasks.
     Unreleased {
@@ -207,7 +217,10 @@ impl Record {
     /// nodes and the block store's namespace).
     pub fn time(&self) -> Option<u64> {
         match self {
-            Record::Node { .. } | Record::File { .. } | Record::FileRemoved { .. } => None,
+            Record::Node { .. }
+            | Record::File { .. }
+            | Record::FileRemoved { .. }
+            | Record::SubmitKey { .. } => None,
             Record::Submit { t, .. }
             | Record::MapDone { t, .. }
             | Record::ReduceDone { t, .. }

@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod dfs;
+pub mod idempotency;
 mod jobsets;
 mod replay;
 mod users;
@@ -527,6 +528,8 @@ pub struct Core {
     held: std::collections::VecDeque<jobsets::Held>,
     /// Records the last replay could not apply, with why.
     replay_errors: Vec<String>,
+    /// Jobs by `(user, idempotency key)` of their submission.
+    keys: std::collections::HashMap<(String, String), u32>,
 }
 
 fn now_unix_us() -> u64 {
@@ -630,6 +633,7 @@ impl Core {
             last_sample: None,
             held: Default::default(),
             replay_errors: Vec::new(),
+            keys: Default::default(),
         };
         core.replay(records)?;
         core.b.replaying = false;

@@ -168,6 +168,7 @@ impl Core {
                     return Err(e);
                 }
             }
+            Record::SubmitKey { user, key, job } => self.replay_key(user, key, job),
             Record::JobSet { t, first, jobs } => {
                 self.advance(Time(t));
                 self.replay_set(first, jobs);
@@ -340,6 +341,23 @@ fn moot_losses(records: &[Record]) -> std::collections::HashSet<usize> {
 }
 
 impl Core {
+    /// After a restart, until every worker of the cluster has registered
+    /// again or been declared lost (at most the worker timeout after the
+    /// start): a worker that has not registered has no known address, so
+    /// a map launched now could find no source for its block, and a reduce
+    /// no replica holder to copy to. The master launches nothing meanwhile
+    /// (as HDFS's safe mode waits for block reports).
+    pub fn recovering(&self) -> bool {
+        let Some(f) = self.formed.as_ref() else {
+            return false;
+        };
+        self.b
+            .nodes
+            .iter()
+            .enumerate()
+            .any(|(i, n)| n.session == 0 && f.st.node(NodeId(i as u32)).alive)
+    }
+
     /// Jobs the journal skips before `id` (a record lost by a damaged
     /// journal) become placeholders, so that `id` is the next one.
     fn fill_gap(&mut self, id: u32) {

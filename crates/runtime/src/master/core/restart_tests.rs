@@ -478,3 +478,88 @@ fn fifo_training_then_msjo_sets_keep_their_ids_across_restarts() {
     drop(c);
     assert_eq!(summary(&reopen(&path, "mars")), before);
 }
+
+#[test]
+fn a_repeated_idempotency_key_gets_the_first_job_also_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.redb");
+    let bob = User {
+        name: "bob".into(),
+        admin: false,
+    };
+    let first = {
+        let mut c = Core::open(Journal::open(&path).unwrap(), settings("fifo"), None).unwrap();
+        fakes(&mut c);
+        input(&mut c, "in", 2);
+        let a = c
+            .submit_keyed(&alice(), "a.toml", &plain("a"), false, "k-1")
+            .unwrap();
+        // The same request again: the same job, nothing new.
+        let again = c
+            .submit_keyed(&alice(), "a.toml", &plain("a"), false, "k-1")
+            .unwrap();
+        assert_eq!(format!("{again:?}"), format!("{a:?}"));
+        assert_eq!(c.jobs().unwrap().len(), 1);
+        // Another user's key space is their own.
+        let b = c
+            .submit_keyed(&bob, "b.toml", &plain("b"), false, "k-1")
+            .unwrap();
+        assert_ne!(b.id, a.id);
+        for bad in ["", "has space", &"x".repeat(201)] {
+            let e = c
+                .submit_keyed(&alice(), "c.toml", &plain("c"), false, bad)
+                .unwrap_err();
+            assert_eq!(e.status, 400, "{bad:?}");
+            assert!(e.message.contains("Idempotency-Key"), "{}", e.message);
+        }
+        // A failed submission takes no key: it can be sent again fixed.
+        let e = c
+            .submit_keyed(&alice(), "d.toml", "output = 3", false, "k-2")
+            .unwrap_err();
+        assert_eq!(e.status, 400);
+        let d = c
+            .submit_keyed(&alice(), "d.toml", &plain("d"), false, "k-2")
+            .unwrap();
+        assert_eq!(d.id, 2);
+        a
+    };
+    // The master died before the client saw the answer: the retry after
+    // the restart finds the job.
+    let mut c = reopen(&path, "fifo");
+    let again = c
+        .submit_keyed(&alice(), "a.toml", &plain("a"), false, "k-1")
+        .unwrap();
+    assert_eq!(format!("{again:?}"), format!("{first:?}"));
+    assert_eq!(c.jobs().unwrap().len(), 3);
+}
+
+#[test]
+fn after_a_restart_nothing_is_launched_until_every_worker_is_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.redb");
+    {
+        let mut c = Core::open(Journal::open(&path).unwrap(), settings("fifo"), None).unwrap();
+        fakes(&mut c);
+        input(&mut c, "in", 2);
+        c.submit(&alice(), "a.toml", &plain("a"), false).unwrap();
+    }
+    let mut c = reopen(&path, "fifo");
+    assert!(c.recovering());
+    let a = c.register(reg("a")).unwrap();
+    let beat = |c: &mut Core| {
+        c.heartbeat(Heartbeat {
+            node: a.node,
+            session: a.session,
+            reports: Vec::new(),
+        })
+        .unwrap()
+    };
+    // `b` holds replicas of the input and has no known address yet.
+    assert!(beat(&mut c).launches.is_empty());
+    c.register(reg("b")).unwrap();
+    assert!(!c.recovering());
+    let l = beat(&mut c).launches;
+    assert!(!l.is_empty());
+    let sources = &l[0].block.as_ref().unwrap().sources;
+    assert_eq!(sources.len(), 2, "both replica holders: {sources:?}");
+}
