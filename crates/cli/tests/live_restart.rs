@@ -361,12 +361,12 @@ fn run(n: usize, kill: bool) -> Figures {
     let mut recover_s = 0.0;
     let mut before = Vec::new();
     if kill {
-        // Kill while some jobs have ended and a third or more are still
-        // running or waiting.
+        // Kill when a quarter of the jobs have ended and a third or more
+        // are still running or waiting.
         wait_for("jobs to be under way", || {
             let js = job_views(&live);
             let done = js.iter().filter(|j| j.status == "succeeded").count();
-            done >= 2 && js.len() - done >= n / 3
+            done >= n / 4 && js.len() - done >= n / 3
         });
         before = job_views(&live);
         ended_at_kill = before.iter().filter(|j| ended(j)).count();

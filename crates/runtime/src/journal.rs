@@ -13,7 +13,9 @@
 //! the answer; those of heartbeats (finished attempts, lost outputs and
 //! nodes) are committed at once but synced to disk at most every second, so
 //! a crash can cost at most the last second of finished work, which runs
-//! again.
+//! again; a commit that ends a job waits for the disk, so that no job seen
+//! ended runs again. Replay is idempotent (`master::core::replay`): a
+//! submission carries its job id, and records applied twice are skipped.
 
 use mrsched_state::DatasetBlocks;
 use redb::{Database, ReadableTable, TableDefinition};
