@@ -9,6 +9,13 @@
 //! evictions) are idempotent in themselves. Ids come from the journal: a
 //! submission that cannot be replayed still takes its id, as a rejected
 //! job without tasks with the reason, so no later job changes id.
+//!
+//! Running attempts are not journaled, but whether a lost map output must
+//! be made again depends on them (reduces past their copy phase no longer
+//! need it). Where the journal shows the job finishing without that map,
+//! the replay looks ahead: it takes the reduces the journal finishes later
+//! as running at the loss (`Core::prelaunch`), or drops a lost output
+//! without a re-run (`moot_losses`), so a job that ended stays ended.
 
 use super::*;
 use mrsched_state::ReducePhase;
@@ -18,7 +25,13 @@ impl Core {
         let mut pending_nodes = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let moot = moot_losses(&records);
+        let ahead = Ahead::of(&records);
+        let mut pre = BTreeMap::new();
         for (i, r) in records.into_iter().enumerate() {
+            if let Record::NodeLost { t, .. } = &r {
+                self.advance(Time(*t));
+                self.prelaunch(&ahead, i, &mut pre);
+            }
             if let (Record::OutputLost { job, task, .. }, true) = (&r, moot.contains(&i)) {
                 // The state cannot know that the reduces were past their
                 // copy phase then (running attempts are not journaled):
@@ -68,11 +81,33 @@ impl Core {
             if self.formed.is_none() && !pending_nodes.is_empty() {
                 self.form(std::mem::take(&mut pending_nodes))?;
             }
-            if let Err(e) = self.replay_one(r) {
+            let done = match &r {
+                Record::ReduceDone { job, task, .. } => pre.remove(&(*job, *task)),
+                _ => None,
+            };
+            let res = match done {
+                Some(a)
+                    if self
+                        .formed
+                        .as_ref()
+                        .is_some_and(|f| f.st.attempt(a).is_some()) =>
+                {
+                    self.finish_prelaunched(r, a)
+                }
+                _ => self.replay_one(r),
+            };
+            if let Err(e) = res {
                 eprintln!("mrsched master: journal replay: {}", e.message);
                 self.replay_errors.push(e.message);
             }
         }
+        // Reduces launched ahead whose end did not replay: pending again.
+        if let Some(f) = self.formed.as_mut() {
+            for a in pre.into_values() {
+                let _ = f.st.kill_attempt(a);
+            }
+        }
+        self.settle();
         if self.formed.is_none() && !pending_nodes.is_empty() {
             self.form(pending_nodes)?;
         }
@@ -308,6 +343,124 @@ impl Core {
                 let _ = self.formed_mut()?.st.kill_job(JobId(job), &reason);
             }
         }
+        self.settle();
+        Ok(())
+    }
+}
+
+/// Where each reduce's and each job's maps' finishing records are, for
+/// looking ahead from a record.
+struct Ahead {
+    /// `(job, reduce)` -> its `ReduceDone` records: `(index, node)`.
+    reduces: BTreeMap<(u32, u32), Vec<(usize, u32)>>,
+    /// Job -> index of its last `MapDone` or map `Failed` record.
+    last_map: BTreeMap<u32, usize>,
+}
+
+impl Ahead {
+    fn of(records: &[Record]) -> Ahead {
+        let mut a = Ahead {
+            reduces: BTreeMap::new(),
+            last_map: BTreeMap::new(),
+        };
+        for (i, r) in records.iter().enumerate() {
+            match r {
+                Record::ReduceDone {
+                    job, task, node, ..
+                } => a.reduces.entry((*job, *task)).or_default().push((i, *node)),
+                Record::MapDone { tasks, .. }
+                | Record::Failed {
+                    map: true, tasks, ..
+                } => {
+                    for (j, _) in tasks {
+                        a.last_map.insert(*j, i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        a
+    }
+
+    /// The node of the next `ReduceDone` of `(job, reduce)` after `i`.
+    fn reduce_after(&self, i: usize, job: u32, task: u32) -> Option<u32> {
+        self.reduces
+            .get(&(job, task))?
+            .iter()
+            .find(|(k, _)| *k > i)
+            .map(|x| x.1)
+    }
+}
+
+impl Core {
+    /// Before a node loss at record `i`: the state cannot know which
+    /// reduces were running then (running attempts are not journaled), and
+    /// without them it would run again the maps whose outputs the node
+    /// held although those reduces had them already. For a running job
+    /// whose maps finish no more in the journal, launch (and admit to
+    /// compute) each reduce that the journal finishes later, on the node
+    /// that finishes it, as it was running then; its `ReduceDone` then
+    /// finishes that attempt.
+    fn prelaunch(&mut self, ahead: &Ahead, i: usize, pre: &mut BTreeMap<(u32, u32), AttemptId>) {
+        let Some(f) = self.formed.as_mut() else {
+            return;
+        };
+        let active = f.st.active_jobs().to_vec();
+        for j in active {
+            if ahead.last_map.get(&j.0).is_some_and(|&k| k > i) {
+                continue;
+            }
+            let job = f.st.job(j);
+            let open: Vec<u32> = job
+                .reduces
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.status == TaskStatus::Pending)
+                .map(|(k, _)| k as u32)
+                .collect();
+            for task in open {
+                let Some(node) = ahead.reduce_after(i, j.0, task) else {
+                    continue;
+                };
+                let Ok(a) = f.st.launch(NodeId(node), &Launch::reduce(j, task)) else {
+                    continue;
+                };
+                if f.st
+                    .attempt(a)
+                    .is_some_and(|x| x.phase == ReducePhase::Copying)
+                {
+                    let _ = f.st.finish_copy(a);
+                }
+                f.st.take_compute_started();
+                pre.insert((j.0, task), a);
+            }
+        }
+    }
+
+    /// A `ReduceDone` of a reduce launched ahead.
+    fn finish_prelaunched(&mut self, r: Record, a: AttemptId) -> Result<(), ApiError> {
+        let Record::ReduceDone {
+            t,
+            job,
+            task,
+            block,
+            bytes,
+            replicas,
+            ..
+        } = r
+        else {
+            return Ok(());
+        };
+        self.advance(Time(t));
+        *self
+            .replayed_job(job)?
+            .reduce_out
+            .get_mut(task as usize)
+            .ok_or_else(|| missing(job, "reduce", task))? = Some((block, bytes, replicas));
+        let f = self.formed.as_mut().ok_or_else(not_formed)?;
+        f.st.take_compute_started();
+        f.st.finish_reduce(a)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
         self.settle();
         Ok(())
     }

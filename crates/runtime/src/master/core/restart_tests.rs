@@ -563,3 +563,64 @@ fn after_a_restart_nothing_is_launched_until_every_worker_is_back() {
     let sources = &l[0].block.as_ref().unwrap().sources;
     assert_eq!(sources.len(), 2, "both replica holders: {sources:?}");
 }
+
+#[test]
+fn a_worker_lost_after_its_maps_were_no_longer_needed_does_not_reopen_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.redb");
+    let mut st = settings("fifo");
+    st.worker_timeout = Duration::from_millis(200);
+    st.unified_slots = false;
+    let live = {
+        let mut c = Core::open(Journal::open(&path).unwrap(), st, None).unwrap();
+        // `a` runs maps only, `b` the reduces.
+        let mut w: Vec<Fake> = [("a", 2, 0), ("b", 1, 2)]
+            .into_iter()
+            .map(|(n, m, r)| {
+                let x = c
+                    .register(Register {
+                        map_slots: m,
+                        reduce_slots: r,
+                        ..reg(n)
+                    })
+                    .unwrap();
+                Fake {
+                    node: x.node,
+                    session: x.session,
+                    reports: Vec::new(),
+                }
+            })
+            .collect();
+        input(&mut c, "in", 2);
+        let j = c.submit(&alice(), "t.toml", &timed("t"), false).unwrap();
+        // Both maps on `a`, done.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while c.job_view(j.id).unwrap().maps_done < 2 {
+            assert!(Instant::now() < deadline);
+            round(&mut c, &mut w[..1]);
+        }
+        // Both reduces on `b`, computing (no copy phase with predicted
+        // times); their reports held back.
+        while c.job_view(j.id).unwrap().reduces_running < 2 {
+            assert!(Instant::now() < deadline);
+            round(&mut c, &mut w[1..]);
+        }
+        let held = std::mem::take(&mut w[1].reports);
+        // `a` falls silent and is declared lost: its outputs are no longer
+        // needed, the maps stay done.
+        while c.formed.as_ref().unwrap().st.node(NodeId(0)).alive {
+            assert!(Instant::now() < deadline);
+            c.tick().unwrap();
+            round(&mut c, &mut w[1..]);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(c.job_view(j.id).unwrap().maps_done, 2);
+        w[1].reports = held;
+        round(&mut c, &mut w[1..]);
+        let v = c.job_view(j.id).unwrap();
+        assert_eq!(v.status, "succeeded", "{v:?}");
+        summary(&c)
+    };
+    let c = reopen(&path, "fifo");
+    assert_eq!(summary(&c), live);
+}
