@@ -265,7 +265,21 @@ fn je(e: impl std::fmt::Display) -> JournalError {
 impl Journal {
     /// Open (or create) the journal at `path`.
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
-        let db = Database::create(path).map_err(je)?;
+        Journal::with(Database::create(path).map_err(je)?)
+    }
+
+    /// A journal in memory (tests: replaying many journals quickly).
+    #[cfg(test)]
+    pub fn in_memory() -> Result<Journal, JournalError> {
+        let backend = redb::backends::InMemoryBackend::new();
+        Journal::with(
+            Database::builder()
+                .create_with_backend(backend)
+                .map_err(je)?,
+        )
+    }
+
+    fn with(db: Database) -> Result<Journal, JournalError> {
         let tx = db.begin_write().map_err(je)?;
         {
             tx.open_table(LOG).map_err(je)?;
