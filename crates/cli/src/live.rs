@@ -758,7 +758,18 @@ async fn submit(a: SubmitArgs) -> Result<()> {
         DocFormat::from_path(&a.file),
     ))?;
     let c = a.conn.client();
-    let s = c.submit(&label, &text, json).await.map_err(api)?;
+    // One key per invocation: a retry after a lost connection (the master
+    // restarting, say) gets the job the first attempt created, if it did.
+    let key = mrsched_runtime::master::random_token();
+    let s = match c.submit_keyed(&label, &text, json, &key).await {
+        Err(e) if e.status.is_none() => {
+            eprintln!("{}; retrying once in 1 s", e.message);
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            c.submit_keyed(&label, &text, json, &key).await
+        }
+        r => r,
+    }
+    .map_err(api)?;
     if s.status == "rejected" {
         if a.conn.format == LiveFormat::Json {
             print_json(&s)?;

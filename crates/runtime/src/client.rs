@@ -103,6 +103,28 @@ impl Client {
         .await
     }
 
+    /// Submit a job file with an idempotency key: sent again with the same
+    /// key (after a broken connection, a master restart), it answers with
+    /// the job the first request created instead of creating another.
+    pub async fn submit_keyed(
+        &self,
+        label: &str,
+        text: &str,
+        json: bool,
+        key: &str,
+    ) -> Res<Submitted> {
+        self.send(
+            self.req(reqwest::Method::POST, "/api/jobs")
+                .query(&[
+                    ("label", label),
+                    ("json", if json { "true" } else { "false" }),
+                ])
+                .header(crate::master::IDEMPOTENCY_KEY, key)
+                .body(text.to_string()),
+        )
+        .await
+    }
+
     /// Submit a job set: every job with its release time, announced to the
     /// scheduler at once and each held by the master until its release.
     pub async fn submit_set(&self, set: &JobSetRequest) -> Res<Vec<HeldJob>> {

@@ -4,7 +4,8 @@
 //! What is logged: the cluster's nodes, committed and removed files, every
 //! submission with its admission decision, every finished or failed task
 //! attempt, node losses and returns, lost or evicted map outputs, user
-//! kills, block replicas gained and dropped, and jobs the master failed. On
+//! kills, block replicas gained and dropped, jobs the master failed, and
+//! job sets (their held jobs, with release times and ids). On
 //! start the master replays the log into a fresh cluster state and
 //! scheduler, in order and at the recorded times, which re-creates jobs,
 //! finished work and failure counts exactly; attempts that were running at
@@ -13,7 +14,9 @@
 //! the answer; those of heartbeats (finished attempts, lost outputs and
 //! nodes) are committed at once but synced to disk at most every second, so
 //! a crash can cost at most the last second of finished work, which runs
-//! again.
+//! again; a commit that ends a job waits for the disk, so that no job seen
+//! ended runs again. Replay is idempotent (`master::core::replay`): a
+//! submission carries its job id, and records applied twice are skipped.
 
 use mrsched_state::DatasetBlocks;
 use redb::{Database, ReadableTable, TableDefinition};
@@ -71,6 +74,10 @@ pub enum Record {
         datasets: Vec<(String, DatasetBlocks)>,
         /// `None`: admitted; `Some(reason)`: rejected.
         rejected: Option<String>,
+        /// The job id it was given (absent in journals written before ids
+        /// were recorded: replay order then decides).
+        #[serde(default)]
+        id: Option<u32>,
     },
     /// A map attempt finished.
     MapDone {
@@ -116,6 +123,9 @@ pub enum Record {
         tasks: Vec<(u32, u32)>,
         /// Why.
         reason: String,
+        /// Attempt key (absent in older journals).
+        #[serde(default)]
+        key: Option<String>,
     },
     /// A node was declared lost.
     NodeLost {
@@ -187,6 +197,84 @@ pub enum Record {
         /// Reason shown to users.
         reason: String,
     },
+    /// A job set was accepted: its jobs are held until their release
+    /// times, with the ids `first..first + jobs.len()` in order.
+    JobSet {
+        /// When it was accepted (the scheduler's announcement).
+        t: u64,
+        /// Id of its first job.
+        first: u32,
+        /// The held jobs, in release (id) order.
+        jobs: Vec<HeldRecord>,
+    },
+    /// The idempotency key a user sent with the submission of `job` (in
+    /// the same transaction as its `Submit`).
+    SubmitKey {
+        /// The submitting user (the token's).
+        user: String,
+        /// The key.
+        key: String,
+        /// The job it created.
+        job: u32,
+    },
+    /// A held job could not be submitted at its release: it takes its id
+    /// as a rejected job without tasks.
+    Unreleased {
+        /// When.
+        t: u64,
+        /// Its id.
+        id: u32,
+        /// The user it was to be submitted as.
+        user: String,
+        /// Job file label.
+        label: String,
+        /// Why (shown as the rejection reason).
+        reason: String,
+    },
+}
+
+/// A job of a set, held until its release time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeldRecord {
+    /// The user it is submitted as.
+    pub user: String,
+    /// Whether the submitting user was an admin.
+    pub admin: bool,
+    /// Job file label.
+    pub label: String,
+    /// Job file text.
+    pub text: String,
+    /// `true` for JSON, else TOML.
+    pub json: bool,
+    /// Release time on the cluster clock, microseconds.
+    pub release: u64,
+}
+
+impl Record {
+    /// The record's time, for records of events (`None` for the cluster's
+    /// nodes and the block store's namespace).
+    pub fn time(&self) -> Option<u64> {
+        match self {
+            Record::Node { .. }
+            | Record::File { .. }
+            | Record::FileRemoved { .. }
+            | Record::SubmitKey { .. }
+            | Record::ReplicaAdded { .. }
+            | Record::ReplicaDropped { .. } => None,
+            Record::Submit { t, .. }
+            | Record::MapDone { t, .. }
+            | Record::ReduceDone { t, .. }
+            | Record::Failed { t, .. }
+            | Record::NodeLost { t, .. }
+            | Record::NodeBack { t, .. }
+            | Record::OutputLost { t, .. }
+            | Record::Evicted { t, .. }
+            | Record::Killed { t, .. }
+            | Record::JobSet { t, .. }
+            | Record::Unreleased { t, .. }
+            | Record::JobFailed { t, .. } => Some(*t),
+        }
+    }
 }
 
 /// Told the duration of every transaction that writes records, and
@@ -216,7 +304,21 @@ fn je(e: impl std::fmt::Display) -> JournalError {
 impl Journal {
     /// Open (or create) the journal at `path`.
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
-        let db = Database::create(path).map_err(je)?;
+        Journal::with(Database::create(path).map_err(je)?)
+    }
+
+    /// A journal in memory (tests: replaying many journals quickly).
+    #[cfg(test)]
+    pub fn in_memory() -> Result<Journal, JournalError> {
+        let backend = redb::backends::InMemoryBackend::new();
+        Journal::with(
+            Database::builder()
+                .create_with_backend(backend)
+                .map_err(je)?,
+        )
+    }
+
+    fn with(db: Database) -> Result<Journal, JournalError> {
         let tx = db.begin_write().map_err(je)?;
         {
             tx.open_table(LOG).map_err(je)?;

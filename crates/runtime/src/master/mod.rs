@@ -228,6 +228,9 @@ struct SubmitQuery {
     json: Option<bool>,
 }
 
+/// The header of an idempotent submission (`core::idempotency`).
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
 async fn submit(
     State(s): S,
     h: HeaderMap,
@@ -236,6 +239,14 @@ async fn submit(
 ) -> R<Submitted> {
     let u = user_auth(&s, &h)?;
     let label = q.label.unwrap_or_else(|| "job".into());
+    if let Some(key) = h.get(IDEMPOTENCY_KEY) {
+        let key = key
+            .to_str()
+            .map_err(|_| ApiError::bad("Idempotency-Key: must be visible ASCII characters"))?;
+        return lock(&s)
+            .submit_keyed(&u, &label, &body, q.json.unwrap_or(false), key)
+            .map(Json);
+    }
     lock(&s)
         .submit(&u, &label, &body, q.json.unwrap_or(false))
         .map(Json)

@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod dfs;
+pub mod idempotency;
 mod jobsets;
 mod maponly;
 mod quota;
@@ -266,6 +267,9 @@ pub struct Book {
     pub metrics: crate::master::metrics::Instruments,
     /// Re-replication: copies in flight and counters.
     pub repl: replication::Replicator,
+    /// The next commit must wait for the disk even if lazy: a job ended or
+    /// entered the cluster, which no crash may undo once others saw it.
+    durable: bool,
 }
 
 impl Book {
@@ -477,7 +481,10 @@ impl Hooks for Book {
                     }
                 }
             }
-            StateEvent::JobEnded(j) => self.job_ended(st, *j),
+            StateEvent::JobEnded(j) => {
+                self.durable |= !self.replaying;
+                self.job_ended(st, *j)
+            }
             _ => {}
         }
     }
@@ -547,6 +554,10 @@ pub struct Core {
     last_sample: Option<Instant>,
     /// Jobs of a job set waiting for their release times.
     held: std::collections::VecDeque<jobsets::Held>,
+    /// Records the last replay could not apply, with why.
+    replay_errors: Vec<String>,
+    /// Jobs by `(user, idempotency key)` of their submission.
+    keys: std::collections::HashMap<(String, String), u32>,
 }
 
 fn now_unix_us() -> u64 {
@@ -645,11 +656,14 @@ impl Core {
                 records: Vec::new(),
                 metrics,
                 repl: Default::default(),
+                durable: false,
             },
             regs: Vec::new(),
             next_session: gen << 32,
             last_sample: None,
             held: Default::default(),
+            replay_errors: Vec::new(),
+            keys: Default::default(),
         };
         core.replay(records)?;
         core.b.replaying = false;
@@ -710,10 +724,16 @@ impl Core {
         if let Some(f) = self.formed.as_mut() {
             f.driver.settle(&mut f.st, f.sched.as_mut(), &mut self.b);
         }
+        // Records made inside driver hooks (evictions) go to the journal
+        // now, in their place among the records pushed directly.
+        for r in self.b.records.drain(..) {
+            self.journal.push(r);
+        }
     }
 
     /// Commit the journal durably (answers to users, membership).
     fn commit(&mut self) -> Result<(), ApiError> {
+        self.b.durable = false;
         for r in self.b.records.drain(..) {
             self.journal.push(r);
         }
@@ -723,6 +743,9 @@ impl Core {
     /// Commit without waiting for the disk (heartbeats, ticks); the tick
     /// syncs every second.
     fn commit_lazy(&mut self) -> Result<(), ApiError> {
+        if std::mem::take(&mut self.b.durable) {
+            return self.commit();
+        }
         for r in self.b.records.drain(..) {
             self.journal.push(r);
         }
@@ -765,3 +788,6 @@ fn not_formed() -> ApiError {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod restart_tests;

@@ -197,6 +197,7 @@ impl Core {
             reads: [0, 0],
             ended: Vec::new(),
         });
+        let replayed = replay.is_some();
         let (j, decision) = match replay {
             None => f
                 .driver
@@ -233,15 +234,20 @@ impl Core {
             Admission::Admit => None,
             Admission::Reject(r) => Some(r.clone()),
         };
-        self.journal.push(Record::Submit {
-            t: f.st.now().0,
-            user: owner,
-            label: label.to_string(),
-            text: text.to_string(),
-            json,
-            datasets: new_datasets,
-            rejected: rejected.clone(),
-        });
+        // A replayed submission is in the journal already: journaling it
+        // again would replay it twice after the next restart.
+        if !replayed {
+            self.journal.push(Record::Submit {
+                t: f.st.now().0,
+                user: owner,
+                label: label.to_string(),
+                text: text.to_string(),
+                json,
+                datasets: new_datasets,
+                rejected: rejected.clone(),
+                id: Some(j.0),
+            });
+        }
         self.b.repl.dirty = true;
         self.settle();
         Ok(Submitted {

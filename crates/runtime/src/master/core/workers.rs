@@ -170,8 +170,12 @@ impl Core {
             self.settle();
         }
         let t0 = Instant::now();
+        let recovering = self.recovering();
         let f = self.formed.as_mut().expect("formed");
-        if let Err(e) =
+        if recovering {
+            // Nothing is launched until every worker is back (see
+            // `Core::recovering`).
+        } else if let Err(e) =
             f.driver
                 .heartbeat(&mut f.st, f.sched.as_mut(), &mut self.b, NodeId(hb.node))
         {
@@ -305,6 +309,7 @@ impl Core {
                         map: att.kind == TaskKind::Map,
                         tasks,
                         reason: error,
+                        key: Some(key),
                     });
                 }
             }
