@@ -522,6 +522,7 @@ async fn master(a: MasterArgs) -> Result<()> {
         users,
         settings,
         metrics,
+        tls: Default::default(),
     };
     let core = open_core(&cfg, None).map_err(fail)?;
     run_master(cfg, core, stop_signal()).await.map_err(fail)?;
@@ -553,6 +554,7 @@ async fn worker(a: WorkerArgs) -> Result<()> {
         listen: a.listen,
         advertise: a.advertise,
         secret,
+        tls: Default::default(),
     };
     run_worker(cfg, stop_signal()).await.map_err(fail)?;
     Ok(())

@@ -12,6 +12,7 @@
 //! * [`client`]: the user API client (`mrsched submit`, `jobs`, `dfs` ...).
 //! * [`local`]: `mrsched local`, a master and N workers on loopback.
 //! * [`proto`]: the HTTP/JSON messages; [`jobfile`]: job files.
+//! * [`tls`]: TLS for every connection beyond loopback.
 //!
 //! See `docs/live.md`.
 
@@ -25,4 +26,5 @@ pub mod master;
 pub mod program;
 pub mod proto;
 pub mod sortio;
+pub mod tls;
 pub mod worker;

@@ -124,6 +124,8 @@ pub struct MasterConfig {
     pub settings: MasterSettings,
     /// Who may scrape `GET /metrics`.
     pub metrics: metrics::ScrapeAuth,
+    /// TLS of the API and of block transfers to workers (default: none).
+    pub tls: crate::tls::TlsConfig,
 }
 
 struct Upload {
@@ -473,11 +475,8 @@ pub async fn run_master(
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let url = format!("http://{addr}");
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let url = format!("{}://{addr}", cfg.tls.scheme());
+    let client = cfg.tls.http_client(Duration::from_secs(120))?;
     let metrics = metrics::Endpoint {
         auth: cfg.metrics.clone(),
         instruments: core.b.metrics.clone(),
@@ -508,10 +507,8 @@ pub async fn run_master(
     std::fs::write(&tmp, &url).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, cfg.dir.join("addr")).map_err(|e| e.to_string())?;
     eprintln!("mrsched master: listening on {url}");
-    let r = axum::serve(listener, router(shared.clone()))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| e.to_string());
+    let app = router(shared.clone());
+    let r = crate::tls::serve(listener, cfg.tls.identity.as_ref(), app, shutdown).await;
     ticker.abort();
     if let Err(e) = lock(&shared).sync() {
         eprintln!("mrsched master: {}", e.message);
