@@ -351,7 +351,7 @@ async fn dfs_block(State(s): S, h: HeaderMap, Path(id): Path<u64>, body: Bytes) 
         match h.await {
             Ok(Ok(r)) if r.status().is_success() => ok.push(node),
             Ok(Ok(r)) => last_err = format!("worker answered {}", r.status()),
-            Ok(Err(e)) => last_err = e.to_string(),
+            Ok(Err(e)) => last_err = crate::tls::error_chain(&e),
             Err(e) => last_err = e.to_string(),
         }
     }
@@ -420,7 +420,7 @@ async fn dfs_read_block(State(s): S, h: HeaderMap, Path(id): Path<u64>) -> Resul
                 Err(e) => last = e.to_string(),
             },
             Ok(r) => last = format!("worker answered {}", r.status()),
-            Err(e) => last = e.to_string(),
+            Err(e) => last = crate::tls::error_chain(&e),
         }
     }
     Err(ApiError::unavailable(format!(
