@@ -515,15 +515,7 @@ async fn handshake(
     match peeked {
         Ok(Ok(1)) if first[0] != 0x16 => {
             // Not a TLS handshake record: most likely plain HTTP.
-            use tokio::io::AsyncWriteExt;
-            let body = "this port serves HTTPS: use an https:// URL\n";
-            let msg = format!(
-                "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let mut sock = sock;
-            let _ = tokio::time::timeout(HANDSHAKE_TIMEOUT, sock.write_all(msg.as_bytes())).await;
-            let _ = sock.shutdown().await;
+            let _ = tokio::time::timeout(HANDSHAKE_TIMEOUT, refuse_plain(sock)).await;
             None
         }
         Ok(Ok(1)) => tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(sock))
@@ -532,6 +524,32 @@ async fn handshake(
             .ok(),
         _ => None,
     }
+}
+
+/// Answer a plain-HTTP request with a 400 that says to use `https://`.
+/// The request is read first (and what follows drained until the client
+/// closes): closing a socket with unread input resets the connection,
+/// and the client could lose the answer.
+async fn refuse_plain(mut sock: TcpStream) -> std::io::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 64 * 1024 {
+        let n = sock.read(&mut buf).await?;
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&buf[..n]);
+    }
+    let body = "this port serves HTTPS: use an https:// URL\n";
+    let msg = format!(
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    sock.write_all(msg.as_bytes()).await?;
+    sock.shutdown().await?;
+    while sock.read(&mut buf).await? > 0 {}
+    Ok(())
 }
 
 impl axum::serve::Listener for TlsListener {

@@ -162,6 +162,14 @@ async fn plain_http_and_untrusted_clients_fail_cleanly() {
         .unwrap_err();
     assert_eq!(e.status, Some(400), "{e:?}");
     assert!(e.message.contains("use an https:// URL"), "{e}");
+    // A request with a body too (it is read before the answer, so the
+    // answer is not lost to a reset).
+    let body = "x".repeat(200_000);
+    let e = Client::new(&plain_url, Some(ALICE.into()))
+        .submit("big.toml", &body, false)
+        .await
+        .unwrap_err();
+    assert_eq!(e.status, Some(400), "{e:?}");
     // A client that trusts nothing.
     let e = Client::new(&c.url, Some(ALICE.into()))
         .jobs()
