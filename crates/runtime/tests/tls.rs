@@ -179,6 +179,27 @@ async fn plain_http_and_untrusted_clients_fail_cleanly() {
     // The master still serves.
     let alice = Client::connect(&c.url, Some(ALICE.into()), &pinned(&c.identity)).unwrap();
     assert!(alice.jobs().await.unwrap().is_empty());
+    // The web UI's session cookie is `Secure` over HTTPS.
+    let tls = Trust::Pin(vec![c.identity.fingerprint])
+        .client_config()
+        .unwrap();
+    let browser = reqwest::Client::builder()
+        .use_preconfigured_tls(tls)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let r = browser
+        .get(format!("{}/?token={ALICE}", c.url))
+        .send()
+        .await
+        .unwrap();
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(
+        cookie.contains("mrsched_session=")
+            && cookie.contains("Secure")
+            && cookie.contains("HttpOnly"),
+        "{cookie}"
+    );
     c.stop();
 }
 

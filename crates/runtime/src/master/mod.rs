@@ -488,7 +488,7 @@ pub async fn run_master(
         client,
         uploads: Mutex::new(HashMap::new()),
         next_upload: AtomicU64::new(0),
-        sessions: ui::Sessions::default(),
+        sessions: ui::Sessions::new(cfg.tls.identity.is_some()),
         metrics,
     });
     let ticker = {
