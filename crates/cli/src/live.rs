@@ -10,12 +10,13 @@ use crate::progress;
 use clap::{Args, Subcommand, ValueEnum};
 use mrsched_metrics::output::{render_table_aligned, summary_text};
 use mrsched_model::{Format as DocFormat, Source};
-use mrsched_runtime::client::{Client, ClientError};
+use mrsched_runtime::client::{Client, ClientError, ConnectOptions};
 use mrsched_runtime::local::{ensure_secret, ensure_users, LocalCluster, LocalConfig};
 use mrsched_runtime::master::core::MasterSettings;
 use mrsched_runtime::master::metrics::ScrapeAuth;
 use mrsched_runtime::master::{open_core, run_master, MasterConfig, Users};
 use mrsched_runtime::proto::JobView;
+use mrsched_runtime::tls::{self, Identity, TlsConfig, Trust};
 use mrsched_runtime::worker::{run_worker, WorkerConfig};
 use mrsched_sched::SchedulerConfig;
 use std::net::SocketAddr;
@@ -108,10 +109,24 @@ pub struct ConnArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = LiveFormat::Table)]
     pub format: LiveFormat,
+    /// Trust an https:// master whose certificate is issued by these roots
+    /// (PEM; the cluster's self-signed cert.pem works too), names checked
+    /// [env: MRSCHED_TLS_CA].
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// Trust an https:// master whose certificate has this SHA-256
+    /// fingerprint, whatever its name (the master prints it at start)
+    /// [env: MRSCHED_TLS_FINGERPRINT].
+    #[arg(long, value_name = "SHA256:HEX", conflicts_with = "tls_ca")]
+    pub tls_fingerprint: Option<String>,
+    /// Send the token to a plain http:// master that is not on loopback
+    /// (it crosses the network in clear).
+    #[arg(long)]
+    pub insecure: bool,
 }
 
 impl ConnArgs {
-    fn client(&self) -> Client {
+    fn client(&self) -> Result<Client> {
         let master = self
             .master
             .clone()
@@ -121,7 +136,17 @@ impl ConnArgs {
             .token
             .clone()
             .or_else(|| std::env::var("MRSCHED_TOKEN").ok());
-        Client::new(&master, token)
+        let trust = client_trust(self.tls_ca.clone(), self.tls_fingerprint.clone())?;
+        if trust.is_none() && master.starts_with("https://") {
+            return Err(usage(format!(
+                "{master} is https://: say which certificate to trust with --tls-fingerprint SHA256:... (MRSCHED_TLS_FINGERPRINT) or --tls-ca FILE (MRSCHED_TLS_CA)"
+            )));
+        }
+        let opts = ConnectOptions {
+            trust,
+            insecure: self.insecure,
+        };
+        Client::connect(&master, token, &opts).map_err(|e| usage(e.message))
     }
 }
 
@@ -308,6 +333,29 @@ pub struct MasterArgs {
     /// network).
     #[arg(long, conflicts_with = "metrics_token_file")]
     pub metrics_unauthenticated: bool,
+    /// Serve TLS with this certificate chain (PEM; with --tls-key). Workers
+    /// serve with the same pair.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Serve TLS with a self-signed pair kept in DIR/cert.pem and
+    /// DIR/key.pem (generated on first start); prints its fingerprint.
+    #[arg(long, conflicts_with = "tls_cert")]
+    pub tls_self_signed: bool,
+    /// Another name (host name or IP address) the self-signed certificate
+    /// is made for (repeatable; only when it is generated).
+    #[arg(long, value_name = "NAME", requires = "tls_self_signed")]
+    pub tls_san: Vec<String>,
+    /// Verify workers' certificates by these roots (PEM) and their names
+    /// [default: trust exactly the master's own certificate].
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// Listen beyond loopback without TLS (the secret and tokens then cross
+    /// the network in clear).
+    #[arg(long)]
+    pub insecure: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -342,6 +390,26 @@ pub struct WorkerArgs {
     /// File holding the cluster secret [env: MRSCHED_SECRET].
     #[arg(long)]
     pub secret_file: Option<PathBuf>,
+    /// Serve the data server over TLS with the cluster's certificate (PEM,
+    /// the master's, copied with the secret; with --tls-key). It is then
+    /// also what the worker trusts the master and other workers by.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Verify the master and other workers by these roots (PEM) and their
+    /// names instead.
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// Also trust the certificate with this fingerprint (the master's)
+    /// [env: MRSCHED_TLS_FINGERPRINT].
+    #[arg(long, value_name = "SHA256:HEX", conflicts_with = "tls_ca")]
+    pub tls_fingerprint: Option<String>,
+    /// Listen beyond loopback without TLS, and send the secret to a plain
+    /// http:// master beyond loopback.
+    #[arg(long)]
+    pub insecure: bool,
 }
 
 /// `mrsched local`.
@@ -415,6 +483,96 @@ async fn stop_signal() {
         _ = tokio::signal::ctrl_c() => {}
         _ = term => {}
     }
+}
+
+/// What a client trusts: roots from a file or a pinned fingerprint, from
+/// the flags, else from the environment.
+fn client_trust(ca: Option<PathBuf>, fingerprint: Option<String>) -> Result<Option<Trust>> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    if let Some(ca) = &ca {
+        return Ok(Some(Trust::roots(ca).map_err(usage)?));
+    }
+    if let Some(fp) = fingerprint.or_else(|| env("MRSCHED_TLS_FINGERPRINT")) {
+        return Ok(Some(Trust::Pin(vec![fp.parse().map_err(usage)?])));
+    }
+    match env("MRSCHED_TLS_CA") {
+        Some(ca) => Ok(Some(Trust::roots(Path::new(&ca)).map_err(usage)?)),
+        None => Ok(None),
+    }
+}
+
+/// The master's TLS: its pair (from files or self-signed in its
+/// directory) and, for its connections to workers, `--tls-ca` or exactly
+/// its own certificate.
+fn master_tls(a: &MasterArgs) -> Result<TlsConfig> {
+    let (cert, key) = match (&a.tls_cert, &a.tls_key) {
+        (Some(c), Some(k)) => (c.clone(), k.clone()),
+        _ if a.tls_self_signed => {
+            let (c, k, created) =
+                tls::ensure_self_signed(&a.dir, a.listen, &a.tls_san).map_err(fail)?;
+            if created {
+                eprintln!(
+                    "mrsched master: created a self-signed certificate {} and its key {}",
+                    c.display(),
+                    k.display()
+                );
+            }
+            (c, k)
+        }
+        _ => return Ok(TlsConfig::default()),
+    };
+    let identity = Identity::load(&cert, &key).map_err(usage)?;
+    eprintln!(
+        "mrsched master: TLS certificate {} with fingerprint {}",
+        cert.display(),
+        identity.fingerprint
+    );
+    eprintln!(
+        "mrsched master: clients: export MRSCHED_TLS_FINGERPRINT={} (or --tls-ca {}); workers: --tls-cert and --tls-key with copies of this pair",
+        identity.fingerprint,
+        cert.display()
+    );
+    let mut cfg = TlsConfig::cluster(identity);
+    if let Some(ca) = &a.tls_ca {
+        cfg.trust = Some(Trust::roots(ca).map_err(usage)?);
+    }
+    Ok(cfg)
+}
+
+/// The worker's TLS: the cluster's pair, and what it trusts the master and
+/// other workers by (`--tls-ca`, else its own certificate and any pinned
+/// fingerprint). Refuses a plain listener beyond loopback and sending the
+/// secret over plain HTTP beyond loopback unless `--insecure`.
+fn worker_tls(a: &WorkerArgs) -> Result<TlsConfig> {
+    let mut cfg = match (&a.tls_cert, &a.tls_key) {
+        (Some(c), Some(k)) => TlsConfig::cluster(Identity::load(c, k).map_err(usage)?),
+        _ => TlsConfig::default(),
+    };
+    tls::check_listen(
+        "mrsched worker",
+        a.listen,
+        cfg.identity.is_some(),
+        a.insecure,
+    )
+    .map_err(usage)?;
+    tls::check_plain_url(&a.master, "the cluster secret", a.insecure).map_err(usage)?;
+    match client_trust(a.tls_ca.clone(), a.tls_fingerprint.clone())? {
+        Some(Trust::Pin(mut pins)) => {
+            if let Some(id) = &cfg.identity {
+                pins.push(id.fingerprint);
+            }
+            cfg.trust = Some(Trust::Pin(pins));
+        }
+        Some(roots) => cfg.trust = Some(roots),
+        None => {}
+    }
+    if cfg.trust.is_none() && a.master.starts_with("https://") {
+        return Err(usage(format!(
+            "{} is https://: give the cluster's --tls-cert and --tls-key, or --tls-fingerprint SHA256:... or --tls-ca FILE",
+            a.master
+        )));
+    }
+    Ok(cfg)
 }
 
 fn read_secret(path: &Path) -> Result<String> {
@@ -509,7 +667,10 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
 
 async fn master(a: MasterArgs) -> Result<()> {
     let settings = settings(&a.cluster, a.workers)?;
+    let serves_tls = a.tls_cert.is_some() || a.tls_self_signed;
+    tls::check_listen("mrsched master", a.listen, serves_tls, a.insecure).map_err(usage)?;
     std::fs::create_dir_all(&a.dir).map_err(|e| fail(format!("{}: {e}", a.dir.display())))?;
+    let tls = master_tls(&a)?;
     let secret_path = a
         .secret_file
         .clone()
@@ -536,9 +697,9 @@ async fn master(a: MasterArgs) -> Result<()> {
             a.listen
         );
     }
-    if !a.listen.ip().is_loopback() {
+    if !a.listen.ip().is_loopback() && !serves_tls {
         eprintln!(
-            "mrsched master: listening on {} (not loopback): anyone who can reach it needs the cluster secret or a user token; traffic is not encrypted",
+            "mrsched master: listening on {} (not loopback): anyone who can reach it needs the cluster secret or a user token; traffic is not encrypted (--insecure)",
             a.listen
         );
     }
@@ -549,6 +710,7 @@ async fn master(a: MasterArgs) -> Result<()> {
         users,
         settings,
         metrics,
+        tls,
     };
     let core = open_core(&cfg, None).map_err(fail)?;
     run_master(cfg, core, stop_signal()).await.map_err(fail)?;
@@ -569,6 +731,7 @@ async fn worker(a: WorkerArgs) -> Result<()> {
     if a.map_slots == 0 {
         return Err(usage("--map-slots must be at least 1"));
     }
+    let tls = worker_tls(&a)?;
     std::fs::create_dir_all(&a.dir).map_err(|e| fail(format!("{}: {e}", a.dir.display())))?;
     let cfg = WorkerConfig {
         master: a.master.trim_end_matches('/').to_string(),
@@ -580,6 +743,7 @@ async fn worker(a: WorkerArgs) -> Result<()> {
         listen: a.listen,
         advertise: a.advertise,
         secret,
+        tls,
     };
     run_worker(cfg, stop_signal()).await.map_err(fail)?;
     Ok(())
@@ -712,7 +876,7 @@ async fn submit_set(a: SubmitSetArgs) -> Result<()> {
             release_s,
         });
     }
-    let c = a.conn.client();
+    let c = a.conn.client()?;
     let held = c.submit_set(&JobSetRequest { jobs }).await.map_err(api)?;
     if !a.wait {
         return match a.conn.format {
@@ -757,7 +921,7 @@ async fn submit(a: SubmitArgs) -> Result<()> {
         text.clone(),
         DocFormat::from_path(&a.file),
     ))?;
-    let c = a.conn.client();
+    let c = a.conn.client()?;
     // One key per invocation: a retry after a lost connection (the master
     // restarting, say) gets the job the first attempt created, if it did.
     let key = mrsched_runtime::master::random_token();
@@ -813,7 +977,7 @@ async fn submit(a: SubmitArgs) -> Result<()> {
 }
 
 async fn jobs(a: ConnArgs) -> Result<()> {
-    let js = a.client().jobs().await.map_err(api)?;
+    let js = a.client()?.jobs().await.map_err(api)?;
     match a.format {
         LiveFormat::Json => print_json(&js),
         LiveFormat::Table => {
@@ -824,7 +988,7 @@ async fn jobs(a: ConnArgs) -> Result<()> {
 }
 
 async fn status(a: JobArgs) -> Result<()> {
-    let j = a.conn.client().job(a.job).await.map_err(api)?;
+    let j = a.conn.client()?.job(a.job).await.map_err(api)?;
     match a.conn.format {
         LiveFormat::Json => print_json(&j),
         LiveFormat::Table => {
@@ -839,7 +1003,7 @@ async fn status(a: JobArgs) -> Result<()> {
 }
 
 async fn kill(a: JobArgs) -> Result<()> {
-    let j = a.conn.client().kill(a.job).await.map_err(api)?;
+    let j = a.conn.client()?.kill(a.job).await.map_err(api)?;
     match a.conn.format {
         LiveFormat::Json => print_json(&j),
         LiveFormat::Table => {
@@ -850,7 +1014,7 @@ async fn kill(a: JobArgs) -> Result<()> {
 }
 
 async fn pools(a: ConnArgs) -> Result<()> {
-    let p = a.client().pools().await.map_err(api)?;
+    let p = a.client()?.pools().await.map_err(api)?;
     match a.format {
         LiveFormat::Json => print_json(&p),
         LiveFormat::Table => {
@@ -861,7 +1025,7 @@ async fn pools(a: ConnArgs) -> Result<()> {
 }
 
 async fn metrics(a: ConnArgs) -> Result<()> {
-    let r = a.client().report().await.map_err(api)?;
+    let r = a.client()?.report().await.map_err(api)?;
     match a.format {
         LiveFormat::Json => print_json(&r),
         LiveFormat::Table => {
@@ -895,7 +1059,7 @@ async fn dfs_put(a: PutArgs) -> Result<()> {
                 a.block_size
             ))
         })?;
-    let c = a.conn.client();
+    let c = a.conn.client()?;
     let (mut r, total): (Box<dyn std::io::BufRead>, Option<u64>) = if a.file.as_os_str() == "-" {
         (Box::new(std::io::stdin().lock()), None)
     } else {
@@ -937,7 +1101,7 @@ async fn dfs(d: DfsCommand) -> Result<()> {
     match d {
         DfsCommand::Put(a) => dfs_put(a).await,
         DfsCommand::Ls(a) => {
-            let fs = a.client().ls().await.map_err(api)?;
+            let fs = a.client()?.ls().await.map_err(api)?;
             match a.format {
                 LiveFormat::Json => print_json(&fs),
                 LiveFormat::Table => {
@@ -949,11 +1113,11 @@ async fn dfs(d: DfsCommand) -> Result<()> {
         DfsCommand::Cat(a) => {
             let stdout = std::io::stdout();
             let mut o = stdout.lock();
-            a.conn.client().cat(&a.name, &mut o).await.map_err(api)?;
+            a.conn.client()?.cat(&a.name, &mut o).await.map_err(api)?;
             Ok(())
         }
         DfsCommand::Rm(a) => {
-            a.conn.client().rm(&a.name).await.map_err(api)?;
+            a.conn.client()?.rm(&a.name).await.map_err(api)?;
             if a.conn.format == LiveFormat::Table {
                 println!("removed {}", a.name);
             } else {

@@ -29,20 +29,71 @@ pub struct Client {
     base: String,
     token: Option<String>,
     http: reqwest::Client,
+    /// Why no request may be sent (a token bound for plain HTTP beyond
+    /// loopback).
+    refused: Option<String>,
+}
+
+/// How a [`Client`] connects: what it trusts and whether plain HTTP beyond
+/// loopback is allowed.
+#[derive(Clone, Debug, Default)]
+pub struct ConnectOptions {
+    /// How an `https://` master is verified.
+    pub trust: Option<crate::tls::Trust>,
+    /// Send the token over plain HTTP beyond loopback anyway.
+    pub insecure: bool,
 }
 
 type Res<T> = Result<T, ClientError>;
 
 impl Client {
-    /// A client of the master at `base` (`http://host:port`).
+    /// A client of the master at `base` (`http://host:port`) that trusts
+    /// no `https://` server and refuses to send a token over plain HTTP
+    /// beyond loopback (every call fails with the reason).
     pub fn new(base: &str, token: Option<String>) -> Client {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(600))
+            .build()
+            .expect("a client without TLS roots always builds");
+        Client::with_http(base, token, http, false)
+    }
+
+    /// A client of the master at `base` (`https://host:port` or, on
+    /// loopback or with `insecure`, `http://host:port`). Fails, before
+    /// anything is sent, when a token would cross the network in clear.
+    pub fn connect(base: &str, token: Option<String>, opts: &ConnectOptions) -> Res<Client> {
+        let http = crate::tls::http_client(opts.trust.as_ref(), Duration::from_secs(600)).map_err(
+            |message| ClientError {
+                status: None,
+                message,
+            },
+        )?;
+        let c = Client::with_http(base, token, http, opts.insecure);
+        match c.refused {
+            Some(message) => Err(ClientError {
+                status: None,
+                message,
+            }),
+            None => Ok(c),
+        }
+    }
+
+    fn with_http(
+        base: &str,
+        token: Option<String>,
+        http: reqwest::Client,
+        insecure: bool,
+    ) -> Client {
+        let base = base.trim_end_matches('/').to_string();
+        let refused = match token {
+            Some(_) => crate::tls::check_plain_url(&base, "the token", insecure).err(),
+            None => None,
+        };
         Client {
-            base: base.trim_end_matches('/').to_string(),
-            token,
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(600))
-                .build()
-                .expect("a client without TLS always builds"),
+            token: if refused.is_some() { None } else { token },
+            base,
+            http,
+            refused,
         }
     }
 
@@ -60,9 +111,19 @@ impl Client {
     }
 
     async fn send<T: DeserializeOwned>(&self, r: reqwest::RequestBuilder) -> Res<T> {
+        if let Some(message) = &self.refused {
+            return Err(ClientError {
+                status: None,
+                message: message.clone(),
+            });
+        }
         let resp = r.send().await.map_err(|e| ClientError {
             status: None,
-            message: format!("cannot reach the master at {}: {e}", self.base),
+            message: format!(
+                "cannot reach the master at {}: {}",
+                self.base,
+                crate::tls::error_chain(&e)
+            ),
         })?;
         let status = resp.status();
         if status.is_success() {

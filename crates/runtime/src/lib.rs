@@ -15,6 +15,7 @@
 //! * [`maponly`]: map-only jobs (`reduces = 0`): each map's output is a
 //!   block of the output file.
 //! * [`blockstore`]: checksummed block replicas and map output partitions.
+//! * [`tls`]: TLS for every connection beyond loopback.
 //!
 //! See `docs/live.md`.
 
@@ -30,4 +31,5 @@ pub mod master;
 pub mod program;
 pub mod proto;
 pub mod sortio;
+pub mod tls;
 pub mod worker;

@@ -69,6 +69,9 @@ pub struct WorkerConfig {
     pub advertise: Option<String>,
     /// Cluster secret.
     pub secret: String,
+    /// TLS of the data server and of connections to the master and other
+    /// workers (default: none).
+    pub tls: crate::tls::TlsConfig,
 }
 
 struct Ctl {
@@ -249,11 +252,9 @@ pub async fn run_worker(
         .advertise
         .clone()
         .unwrap_or_else(|| local.ip().to_string());
-    let addr = format!("http://{host}:{}", local.port());
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let addr = format!("{}://{host}:{}", cfg.tls.scheme(), local.port());
+    let client = cfg.tls.http_client(Duration::from_secs(300))?;
+    let identity = cfg.tls.identity.clone();
     let w = Arc::new(W {
         cfg,
         client,
@@ -273,15 +274,13 @@ pub async fn run_worker(
     eprintln!("mrsched worker {}: data server on {}", w.name, w.addr);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let beats = tokio::spawn(heartbeat_loop(w.clone(), stop_tx));
-    let r = axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                _ = shutdown => {}
-                _ = stop_rx => {}
-            }
-        })
-        .await
-        .map_err(|e| e.to_string());
+    let stop = async move {
+        tokio::select! {
+            _ = shutdown => {}
+            _ = stop_rx => {}
+        }
+    };
+    let r = crate::tls::serve(listener, identity.as_ref(), app, stop).await;
     beats.abort();
     if let Some(e) = lk(&w.fatal).take() {
         return Err(e);
@@ -349,7 +348,11 @@ async fn register(w: &Arc<W>) -> Result<Registered, RegisterError> {
         .await
         .map_err(|e| RegisterError {
             permanent: false,
-            message: format!("cannot reach the master at {}: {e}", w.cfg.master),
+            message: format!(
+                "cannot reach the master at {}: {}",
+                w.cfg.master,
+                crate::tls::error_chain(&e)
+            ),
         })?;
     if !r.status().is_success() {
         let status = r.status();

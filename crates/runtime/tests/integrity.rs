@@ -56,6 +56,7 @@ impl Live {
             users: users(),
             settings: settings.clone(),
             metrics: ScrapeAuth::default(),
+            tls: Default::default(),
         };
         let url = format!("http://127.0.0.1:{port}");
         let workers = (0..settings.workers)
@@ -69,6 +70,7 @@ impl Live {
                 listen: format!("127.0.0.1:{}", free_port()).parse().unwrap(),
                 advertise: None,
                 secret: SECRET.into(),
+                tls: Default::default(),
             })
             .collect::<Vec<_>>();
         let mut c = Live {

@@ -41,6 +41,7 @@ async fn lone_master(metrics: ScrapeAuth) -> (String, tempfile::TempDir) {
         users: users(),
         settings: settings(2),
         metrics,
+        tls: Default::default(),
     };
     let core = open_core(&cfg, None).unwrap();
     tokio::spawn(run_master(cfg, core, std::future::pending()));

@@ -125,6 +125,8 @@ pub struct MasterConfig {
     pub settings: MasterSettings,
     /// Who may scrape `GET /metrics`.
     pub metrics: metrics::ScrapeAuth,
+    /// TLS of the API and of block transfers to workers (default: none).
+    pub tls: crate::tls::TlsConfig,
 }
 
 struct Upload {
@@ -415,7 +417,7 @@ async fn dfs_put_replicas(s: &Arc<Shared>, id: u64, replication: u32, body: &Byt
         match h.await {
             Ok(Ok(r)) if r.status().is_success() => ok.push(node),
             Ok(Ok(r)) => last_err = format!("worker answered {}", r.status()),
-            Ok(Err(e)) => last_err = e.to_string(),
+            Ok(Err(e)) => last_err = crate::tls::error_chain(&e),
             Err(e) => last_err = e.to_string(),
         }
     }
@@ -508,7 +510,7 @@ async fn dfs_read_block(
                 }
             }
             Ok(r) => last = format!("worker answered {}", r.status()),
-            Err(e) => last = e.to_string(),
+            Err(e) => last = crate::tls::error_chain(&e),
         }
     }
     Err(ApiError::unavailable(format!(
@@ -569,11 +571,8 @@ pub async fn run_master(
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let url = format!("http://{addr}");
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let url = format!("{}://{addr}", cfg.tls.scheme());
+    let client = cfg.tls.http_client(Duration::from_secs(120))?;
     let metrics = metrics::Endpoint {
         auth: cfg.metrics.clone(),
         instruments: core.b.metrics.clone(),
@@ -585,7 +584,7 @@ pub async fn run_master(
         client,
         uploads: Mutex::new(HashMap::new()),
         next_upload: AtomicU64::new(0),
-        sessions: ui::Sessions::default(),
+        sessions: ui::Sessions::new(cfg.tls.identity.is_some()),
         metrics,
         limits: cfg.settings.limits.clone(),
     });
@@ -606,10 +605,8 @@ pub async fn run_master(
     std::fs::write(&tmp, &url).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, cfg.dir.join("addr")).map_err(|e| e.to_string())?;
     eprintln!("mrsched master: listening on {url}");
-    let r = axum::serve(listener, router(shared.clone()))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| e.to_string());
+    let app = router(shared.clone());
+    let r = crate::tls::serve(listener, cfg.tls.identity.as_ref(), app, shutdown).await;
     ticker.abort();
     sweeper.abort();
     if let Err(e) = lock(&shared).sync() {

@@ -76,6 +76,7 @@ impl TestCluster {
                 token: Some(SCRAPE.into()),
                 unauthenticated: false,
             },
+            tls: Default::default(),
         };
         let core = open_core(&cfg, factory).unwrap();
         let (tx, rx) = oneshot::channel::<()>();
@@ -103,6 +104,7 @@ impl TestCluster {
                 listen: "127.0.0.1:0".parse().unwrap(),
                 advertise: None,
                 secret: SECRET.into(),
+                tls: Default::default(),
             };
             tokio::spawn(run_worker(wc, async {
                 let _ = rx.await;

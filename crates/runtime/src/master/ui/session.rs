@@ -42,6 +42,8 @@ impl Session {
 #[derive(Debug, Default)]
 pub struct Sessions {
     by_id: Mutex<HashMap<String, Session>>,
+    /// Cookies carry `Secure` (the master serves HTTPS).
+    secure: bool,
 }
 
 fn cookie_header(c: Cookie<'_>) -> HeaderValue {
@@ -49,6 +51,15 @@ fn cookie_header(c: Cookie<'_>) -> HeaderValue {
 }
 
 impl Sessions {
+    /// No sessions yet; `secure`: the master serves HTTPS, so cookies are
+    /// marked `Secure` (never sent over plain HTTP to the same host).
+    pub fn new(secure: bool) -> Sessions {
+        Sessions {
+            by_id: Mutex::default(),
+            secure,
+        }
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
         self.by_id.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -78,6 +89,7 @@ impl Sessions {
         cookie_header(
             Cookie::build((COOKIE, id))
                 .http_only(true)
+                .secure(self.secure)
                 .same_site(SameSite::Strict)
                 .path("/")
                 .max_age(cookie::time::Duration::seconds(SESSION_TTL.as_secs() as i64))
@@ -112,6 +124,7 @@ impl Sessions {
         cookie_header(
             Cookie::build((COOKIE, ""))
                 .http_only(true)
+                .secure(self.secure)
                 .same_site(SameSite::Strict)
                 .path("/")
                 .max_age(cookie::time::Duration::ZERO)
