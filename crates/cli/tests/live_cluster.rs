@@ -3,219 +3,20 @@
 //! are compared with a sequential run; workers are killed with SIGKILL and
 //! the master is restarted mid-job; bad input must give clear errors.
 
+mod common;
+
+use common::cluster::*;
 use mrsched_runtime::client::Client;
 use mrsched_runtime::program::{sequential, Program};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_mrsched");
-const ALICE: &str = "alice-token-0123456789";
-const BOB: &str = "bob-token-0123456789ab";
-const WAIT: Duration = Duration::from_secs(90);
-
-struct Live {
-    dir: tempfile::TempDir,
-    master: Option<Child>,
-    workers: Vec<Option<Child>>,
-    url: String,
-    master_args: Vec<String>,
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        for c in self.workers.iter_mut().flatten() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        if let Some(m) = self.master.as_mut() {
-            let _ = m.kill();
-            let _ = m.wait();
-        }
-    }
-}
-
-fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !f() {
-        assert!(t0.elapsed() < WAIT, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-impl Live {
-    fn start(workers: usize, master_args: &[&str]) -> Live {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("secret"), "cluster-secret-0123456789").unwrap();
-        std::fs::write(
-            dir.path().join("users.toml"),
-            format!("[users.alice]\ntoken = \"{ALICE}\"\n[users.bob]\ntoken = \"{BOB}\"\n"),
-        )
-        .unwrap();
-        let mut live = Live {
-            dir,
-            master: None,
-            workers: Vec::new(),
-            url: String::new(),
-            master_args: master_args.iter().map(|s| s.to_string()).collect(),
-        };
-        live.start_master(&format!("127.0.0.1:{}", free_port()), workers);
-        for k in 0..workers {
-            let c = live.spawn_worker(k);
-            live.workers.push(Some(c));
-        }
-        let c = live.client(ALICE);
-        wait_for("the cluster to form", || {
-            rt().block_on(c.health())
-                .is_ok_and(|h| h.ready && h.workers == workers as u32)
-        });
-        live
-    }
-
-    fn path(&self, p: &str) -> PathBuf {
-        self.dir.path().join(p)
-    }
-
-    fn start_master(&mut self, listen: &str, workers: usize) {
-        let addr = self.path("master/addr");
-        let _ = std::fs::remove_file(&addr);
-        let child = Command::new(BIN)
-            .args(["master", "--listen", listen, "--workers"])
-            .arg(workers.to_string())
-            .arg("--dir")
-            .arg(self.path("master"))
-            .arg("--secret-file")
-            .arg(self.path("secret"))
-            .arg("--users")
-            .arg(self.path("users.toml"))
-            .args([
-                "--heartbeat-ms",
-                "50",
-                "--worker-timeout-ms",
-                "1000",
-                "--replication",
-                "2",
-                "--sort-buffer-mb",
-                "0.01",
-            ])
-            .args(&self.master_args)
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        self.master = Some(child);
-        wait_for("the master's address", || addr.exists());
-        self.url = std::fs::read_to_string(addr).unwrap();
-    }
-
-    fn spawn_worker(&self, k: usize) -> Child {
-        Command::new(BIN)
-            .args(["worker", "--master", &self.url, "--name"])
-            .arg(format!("w{k}"))
-            .arg("--rack")
-            .arg(format!("rack-{}", k % 2))
-            .arg("--dir")
-            .arg(self.path(&format!("w{k}")))
-            .arg("--secret-file")
-            .arg(self.path("secret"))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
-    }
-
-    fn client(&self, token: &str) -> Client {
-        Client::new(&self.url, Some(token.to_string()))
-    }
-
-    /// Run the CLI against this cluster as `token`'s user.
-    fn cli(&self, token: &str, args: &[&str]) -> Output {
-        Command::new(BIN)
-            .args(args)
-            .env("MRSCHED_MASTER", &self.url)
-            .env("MRSCHED_TOKEN", token)
-            .current_dir(self.dir.path())
-            .output()
-            .unwrap()
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn err(o: &Output, code: i32) -> String {
-    let e = String::from_utf8_lossy(&o.stderr).to_string();
-    assert_eq!(o.status.code(), Some(code), "stderr: {e}");
-    e
-}
-
-fn corpus(lines: usize) -> String {
-    let words = [
-        "alpha", "beta", "gamma", "delta", "map", "reduce", "pool", "slot", "node", "rack",
-    ];
-    let mut s = String::new();
-    let mut x: u64 = 7;
-    for i in 0..lines {
-        for k in 0..(1 + i % 6) {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            if k > 0 {
-                s.push(' ');
-            }
-            s.push_str(words[(x >> 35) as usize % words.len()]);
-            if (x >> 13) & 3 == 0 {
-                s.push_str(&((x >> 45) % 50).to_string());
-            }
-        }
-        s.push('\n');
-    }
-    s
-}
-
-fn job(input: &str, output: &str, reduces: u32, program: &str) -> String {
-    format!(
-        "input = \"{input}\"\noutput = \"{output}\"\nreduces = {reduces}\n[program]\n{program}\n"
-    )
-}
-
-/// A free loopback port below the kernel's ephemeral range (32768 and up
-/// on Linux): a master restarted on its old port must find it free, and a
-/// port from the ephemeral range could meanwhile go to another test's
-/// socket. Each test process starts probing at a different port.
-fn free_port() -> u16 {
-    let span = 12_000u32;
-    let first = std::process::id() % span;
-    (0..span)
-        .map(|k| (20_000 + (first + k) % span) as u16)
-        .find(|p| std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
-        .expect("a free port between 20000 and 32000")
-}
 
 #[test]
 fn wordcount_and_streaming_match_a_sequential_run() {
     let live = Live::start(3, &[]);
-    let text = corpus(4000);
+    let text = corpus(4000, 7);
     let input = live.write("corpus.txt", &text);
     let out = ok(&live.cli(
         ALICE,
@@ -304,7 +105,7 @@ fn slow_job(input: &str, output: &str) -> (String, Program) {
 #[test]
 fn a_worker_killed_mid_job_does_not_change_the_output() {
     let mut live = Live::start(3, &[]);
-    let text = corpus(3000);
+    let text = corpus(3000, 7);
     let c = live.client(ALICE);
     let r = rt();
     r.block_on(c.put(&mut text.as_bytes(), "in", 4 * 1024, 2))
@@ -334,7 +135,7 @@ fn a_worker_killed_mid_job_does_not_change_the_output() {
 #[test]
 fn a_master_restarted_mid_job_resumes_and_loses_nothing() {
     let mut live = Live::start(2, &[]);
-    let text = corpus(2500);
+    let text = corpus(2500, 7);
     let c = live.client(ALICE);
     let r = rt();
     r.block_on(c.put(&mut text.as_bytes(), "in", 4 * 1024, 2))
@@ -612,7 +413,7 @@ fn put_and_submit_wait_show_progress_only_on_a_terminal() {
         return;
     }
     let live = Live::start(2, &[]);
-    let text = corpus(3000);
+    let text = corpus(3000, 7);
     let input = live.write("corpus.txt", &text);
     assert!(text.len() > 8 * 2048, "several blocks of 2K: the bar moves");
     let under_pty = |args: &str| {
@@ -794,7 +595,7 @@ fn a_yarn_allocation_file_places_refuses_and_shares_on_a_live_cluster() {
     let live = Live::start(2, &["--scheduler", xml.to_str().unwrap()]);
     let r = rt();
     let c = live.client(ALICE);
-    r.block_on(c.put(&mut corpus(2000).as_bytes(), "corpus", 2 * 1024, 2))
+    r.block_on(c.put(&mut corpus(2000, 7).as_bytes(), "corpus", 2 * 1024, 2))
         .unwrap();
     let slow = |out: &str, queue: &str| {
         format!(
@@ -855,7 +656,7 @@ fn map_only_jobs_and_resource_bounds_through_the_cli() {
             "100000",
         ],
     );
-    let text = corpus(400);
+    let text = corpus(400, 7);
     let data = live.write("d.txt", &text);
     ok(&live.cli(
         ALICE,
@@ -897,7 +698,7 @@ fn map_only_jobs_and_resource_bounds_through_the_cli() {
         .to_string();
     ok(&live.cli(ALICE, &["kill", &id]));
 
-    let big = live.write("big.txt", &corpus(8000));
+    let big = live.write("big.txt", &corpus(8000, 7));
     let e = err(
         &live.cli(ALICE, &["dfs", "put", big.to_str().unwrap(), "big"]),
         1,

@@ -10,269 +10,17 @@
 //! `scripts/restart-under-load.sh`) takes 50 and also times a fault-free
 //! run of the same jobs.
 
-use mrsched_runtime::client::Client;
-use mrsched_runtime::program::{sequential, Program};
+mod common;
+
+use common::cluster::*;
+use mrsched_runtime::program::sequential;
 use mrsched_runtime::proto::JobView;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Instant;
 
-const BIN: &str = env!("CARGO_BIN_EXE_mrsched");
-const USERS: [(&str, &str); 3] = [
-    ("alice", "alice-token-0123456789"),
-    ("bob", "bob-token-0123456789ab"),
-    ("carol", "carol-token-0123456789"),
-];
-const WAIT: Duration = Duration::from_secs(240);
-
-struct Live {
-    dir: tempfile::TempDir,
-    master: Option<Child>,
-    workers: Vec<Child>,
-    url: String,
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        for c in self.workers.iter_mut() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        if let Some(m) = self.master.as_mut() {
-            let _ = m.kill();
-            let _ = m.wait();
-        }
-    }
-}
-
-fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !f() {
-        assert!(t0.elapsed() < WAIT, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-/// A free loopback port below the ephemeral range, so that the restarted
-/// master finds its old port free (as in `live_cluster.rs`).
-fn free_port() -> u16 {
-    let span = 12_000u32;
-    let first = (std::process::id() * 7 + 3_001) % span;
-    (0..span)
-        .map(|k| (20_000 + (first + k) % span) as u16)
-        .find(|p| std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
-        .expect("a free port between 20000 and 32000")
-}
-
-impl Live {
-    fn start(workers: usize) -> Live {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("secret"), "cluster-secret-0123456789").unwrap();
-        let users: String = USERS
-            .iter()
-            .map(|(u, t)| format!("[users.{u}]\ntoken = \"{t}\"\n"))
-            .collect();
-        std::fs::write(dir.path().join("users.toml"), users).unwrap();
-        let mut live = Live {
-            dir,
-            master: None,
-            workers: Vec::new(),
-            url: String::new(),
-        };
-        live.start_master(&format!("127.0.0.1:{}", free_port()), workers);
-        for k in 0..workers {
-            let w = live.spawn_worker(k);
-            live.workers.push(w);
-        }
-        live.wait_ready(workers);
-        live
-    }
-
-    fn path(&self, p: &str) -> PathBuf {
-        self.dir.path().join(p)
-    }
-
-    fn start_master(&mut self, listen: &str, workers: usize) {
-        let addr = self.path("master/addr");
-        let _ = std::fs::remove_file(&addr);
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.path("master.log"))
-            .unwrap();
-        let child = Command::new(BIN)
-            .args(["master", "--listen", listen, "--workers"])
-            .arg(workers.to_string())
-            .arg("--dir")
-            .arg(self.path("master"))
-            .arg("--secret-file")
-            .arg(self.path("secret"))
-            .arg("--users")
-            .arg(self.path("users.toml"))
-            .args([
-                "--heartbeat-ms",
-                "50",
-                "--worker-timeout-ms",
-                "2000",
-                "--replication",
-                "2",
-                "--sort-buffer-mb",
-                "0.01",
-                "--scheduler",
-                "fair",
-            ])
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        self.master = Some(child);
-        wait_for("the master's address", || addr.exists());
-        self.url = std::fs::read_to_string(addr).unwrap();
-    }
-
-    fn spawn_worker(&self, k: usize) -> Child {
-        Command::new(BIN)
-            .args(["worker", "--master", &self.url, "--name"])
-            .arg(format!("w{k}"))
-            .arg("--rack")
-            .arg(format!("rack-{}", k % 2))
-            .arg("--dir")
-            .arg(self.path(&format!("w{k}")))
-            .arg("--secret-file")
-            .arg(self.path("secret"))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
-    }
-
-    fn wait_ready(&self, workers: usize) {
-        let c = self.client(0);
-        let r = rt();
-        wait_for("the cluster to form", || {
-            r.block_on(c.health())
-                .is_ok_and(|h| h.ready && h.workers == workers as u32)
-        });
-    }
-
-    fn client(&self, user: usize) -> Client {
-        Client::new(&self.url, Some(USERS[user].1.to_string()))
-    }
-
-    /// `kill -9` of the master, then a new master on the same port and
-    /// directory; returns when every worker has registered again.
-    fn restart_master(&mut self, workers: usize) {
-        let port = self.url.rsplit(':').next().unwrap().to_string();
-        let mut m = self.master.take().unwrap();
-        m.kill().unwrap();
-        m.wait().unwrap();
-        self.start_master(&format!("127.0.0.1:{port}"), workers);
-        self.wait_ready(workers);
-    }
-}
-
-/// A deterministic text corpus.
-fn corpus(lines: usize, seed: u64) -> String {
-    let words = [
-        "alpha", "beta", "gamma", "delta", "map", "reduce", "pool", "slot", "node", "rack",
-    ];
-    let mut s = String::new();
-    let mut x: u64 = seed;
-    for i in 0..lines {
-        for k in 0..(1 + i % 6) {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            if k > 0 {
-                s.push(' ');
-            }
-            s.push_str(words[(x >> 35) as usize % words.len()]);
-            if (x >> 13) & 3 == 0 {
-                s.push_str(&((x >> 45) % 50).to_string());
-            }
-        }
-        s.push('\n');
-    }
-    s
-}
-
-/// One submitted job: who, what, and what its output must be.
-struct Spec {
-    user: usize,
-    file: PathBuf,
-    output: String,
-    input: usize,
-    reduces: u32,
-    program: Program,
-}
-
-/// Job `k`: one of five kinds (wordcount, grep, sort, loadgen, and a
-/// streaming job whose maps sleep, so that some work is always running).
-fn spec(dir: &Path, k: usize) -> Spec {
-    let input = k % 2;
-    let output = format!("out-{k}");
-    let (program, text, reduces) = match k % 5 {
-        0 => (Program::Wordcount, "kind = \"wordcount\"".to_string(), 2),
-        1 => (
-            Program::Grep {
-                pattern: "alpha".into(),
-            },
-            "kind = \"grep\"\npattern = \"alpha\"".to_string(),
-            1,
-        ),
-        2 => (Program::Sort, "kind = \"sort\"".to_string(), 2),
-        3 => (
-            Program::Loadgen {
-                keep_map: 50.0,
-                keep_reduce: 100.0,
-                cpu_per_record: 200,
-            },
-            "kind = \"loadgen\"\nkeep_map = 50\nkeep_reduce = 100\ncpu_per_record = 200"
-                .to_string(),
-            1,
-        ),
-        _ => {
-            let mapper = "sleep 0.2; awk '{print $1 \"\\t\" NF}'";
-            let reducer =
-                "awk -F '\\t' '{s[$1]+=$2} END {for (k in s) print k \"\\t\" s[k]}' | sort";
-            let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
-            (
-                Program::Streaming {
-                    mapper: mapper.into(),
-                    reducer: reducer.into(),
-                },
-                format!(
-                    "kind = \"streaming\"\nmapper = \"{}\"\nreducer = \"{}\"",
-                    esc(mapper),
-                    esc(reducer)
-                ),
-                2,
-            )
-        }
-    };
-    let file = dir.join(format!("job-{k}.toml"));
-    std::fs::write(
-        &file,
-        format!(
-            "name = \"job-{k}\"\ninput = \"in{input}\"\noutput = \"{output}\"\nreduces = {reduces}\n[program]\n{text}\n"
-        ),
-    )
-    .unwrap();
-    Spec {
-        user: k % USERS.len(),
-        file,
-        output,
-        input,
-        reduces,
-        program,
-    }
-}
+/// The restart tests' master: the Fair Scheduler, a worker lost after 2 s.
+const MASTER: &[&str] = &["--worker-timeout-ms", "2000", "--scheduler", "fair"];
 
 /// What a run measured.
 #[derive(Debug)]
@@ -311,10 +59,10 @@ fn ended(j: &JobView) -> bool {
 /// Submit `n` jobs from three users at once (each with `mrsched submit`),
 /// kill the master when `kill` says so, and check everything at the end.
 fn run(n: usize, kill: bool) -> Figures {
-    let mut live = Live::start(3);
+    let mut live = Live::start(3, MASTER);
     let r = rt();
     let inputs = [corpus(1500, 7), corpus(1100, 11)];
-    let admin = live.client(0);
+    let admin = live.client(ALICE);
     for (i, text) in inputs.iter().enumerate() {
         r.block_on(admin.put(&mut text.as_bytes(), &format!("in{i}"), 2 * 1024, 2))
             .unwrap();
@@ -379,7 +127,7 @@ fn run(n: usize, kill: bool) -> Figures {
         live.restart_master(3);
         recover_s = t_kill.elapsed().as_secs_f64();
     }
-    let c = live.client(0);
+    let c = live.client(ALICE);
     wait_for("every job to end", || job_views(&live).iter().all(ended));
     let total_s = t0.elapsed().as_secs_f64();
     let after = job_views(&live);

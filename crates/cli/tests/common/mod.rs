@@ -1,6 +1,8 @@
 //! What the command-line tests share: the binary, the repository, and a
-//! run that must succeed.
+//! run that must succeed; `cluster`: a real local cluster of processes.
 #![allow(dead_code)] // each test file uses part of it
+
+pub mod cluster;
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
