@@ -211,9 +211,14 @@ pub struct ClusterArgs {
     /// Worker heartbeat interval, milliseconds.
     #[arg(long, default_value_t = 1000)]
     pub heartbeat_ms: u64,
-    /// A worker silent this long is declared lost, milliseconds.
-    #[arg(long, default_value_t = 30_000)]
-    pub worker_timeout_ms: u64,
+    /// A worker that missed this many heartbeats in a row is declared lost
+    /// (sooner when it also refuses connections; docs/live.md, Faults).
+    #[arg(long, default_value_t = 3)]
+    pub lost_after_missed: u32,
+    /// A worker silent this long is declared lost, milliseconds (overrides
+    /// --lost-after-missed).
+    #[arg(long)]
+    pub worker_timeout_ms: Option<u64>,
     /// Replicas of job output blocks.
     #[arg(long, default_value_t = 3)]
     pub replication: u32,
@@ -242,8 +247,8 @@ impl ClusterArgs {
             self.scheduler.clone(),
             "--heartbeat-ms".into(),
             self.heartbeat_ms.to_string(),
-            "--worker-timeout-ms".into(),
-            self.worker_timeout_ms.to_string(),
+            "--lost-after-missed".into(),
+            self.lost_after_missed.to_string(),
             "--replication".into(),
             self.replication.to_string(),
             "--sort-buffer-mb".into(),
@@ -257,6 +262,9 @@ impl ClusterArgs {
         ];
         if self.unified_slots {
             v.push("--unified-slots".into());
+        }
+        if let Some(t) = self.worker_timeout_ms {
+            v.extend(["--worker-timeout-ms".into(), t.to_string()]);
         }
         v
     }
@@ -449,11 +457,21 @@ fn scrape_auth(file: Option<&Path>, unauthenticated: bool) -> Result<ScrapeAuth>
 
 fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
     let scheduler = SchedulerConfig::resolve(&a.scheduler)?;
-    if a.heartbeat_ms == 0 || a.worker_timeout_ms <= a.heartbeat_ms {
-        return Err(usage(
-            "--worker-timeout-ms must be larger than --heartbeat-ms, which must be positive",
-        ));
+    if a.heartbeat_ms == 0 {
+        return Err(usage("--heartbeat-ms must be positive"));
     }
+    if a.lost_after_missed == 0 {
+        return Err(usage("--lost-after-missed must be at least 1"));
+    }
+    let worker_timeout_ms = match a.worker_timeout_ms {
+        Some(t) if t <= a.heartbeat_ms => {
+            return Err(usage(
+                "--worker-timeout-ms must be larger than --heartbeat-ms",
+            ))
+        }
+        Some(t) => t,
+        None => a.heartbeat_ms.saturating_mul(a.lost_after_missed as u64),
+    };
     if !(a.sort_buffer_mb.is_finite() && a.sort_buffer_mb > 0.0) {
         return Err(usage("--sort-buffer-mb must be positive"));
     }
@@ -470,7 +488,7 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
         workers,
         scheduler,
         heartbeat: Duration::from_millis(a.heartbeat_ms),
-        worker_timeout: Duration::from_millis(a.worker_timeout_ms),
+        worker_timeout: Duration::from_millis(worker_timeout_ms),
         replication: a.replication.max(1),
         sort_buffer: (a.sort_buffer_mb * 1_048_576.0) as u64,
         max_attempts: a.max_attempts,

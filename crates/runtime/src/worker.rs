@@ -196,6 +196,8 @@ pub async fn run_worker(
     let addr = format!("http://{host}:{}", local.port());
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(300))
+        // A peer that is gone must not hold a fetch for the whole timeout.
+        .connect_timeout(Duration::from_secs(5))
         .build()
         .map_err(|e| e.to_string())?;
     let w = Arc::new(W {
@@ -218,12 +220,16 @@ pub async fn run_worker(
     eprintln!("mrsched worker {}: data server on {}", w.name, w.addr);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let beats = tokio::spawn(heartbeat_loop(w.clone(), stop_tx));
+    let stop_beats = beats.abort_handle();
     let r = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             tokio::select! {
                 _ = shutdown => {}
                 _ = stop_rx => {}
             }
+            // A stopping worker takes no more work, even while its data
+            // server finishes the transfers under way.
+            stop_beats.abort();
         })
         .await
         .map_err(|e| e.to_string());
@@ -464,6 +470,26 @@ async fn fetch(w: &W, url: &str) -> Result<Bytes, String> {
     r.bytes().await.map_err(|e| e.to_string())
 }
 
+/// A fetch that also says whether it failed to connect at all (refused,
+/// unreachable, timed out) rather than getting an error answer.
+async fn fetch_from_peer(w: &W, url: &str) -> Result<Bytes, (String, bool)> {
+    let connect = |e: reqwest::Error| {
+        let c = crate::master::probe::is_connect_error(&e);
+        (e.to_string(), c)
+    };
+    let r = w
+        .client
+        .get(url)
+        .header(SECRET_HEADER, &w.cfg.secret)
+        .send()
+        .await
+        .map_err(connect)?;
+    if !r.status().is_success() {
+        return Err((format!("{url}: {}", r.status()), false));
+    }
+    r.bytes().await.map_err(connect)
+}
+
 async fn run_map(w: &Arc<W>, l: TaskLaunch, cancel: Arc<AtomicBool>) -> Result<Report, String> {
     let src = l.block.clone().ok_or("a map launch without a block")?;
     let local = w.blocks().join(src.id.to_string());
@@ -582,6 +608,10 @@ async fn reduce_inner(
     let mut fetched: HashSet<u32> = HashSet::new();
     let mut runs = Vec::new();
     let poll = Duration::from_millis(100);
+    // Data servers that refused or timed out: not tried again before the
+    // time kept here (the backoff doubles, 0.5 s to 8 s); the master hears
+    // of each failure at once and stops listing a lost worker's outputs.
+    let mut unreachable: HashMap<String, (tokio::time::Instant, Duration)> = HashMap::new();
     loop {
         if cancel.load(Ordering::Relaxed) {
             return Err("killed".into());
@@ -606,19 +636,39 @@ async fn reduce_inner(
             if fetched.contains(&map) || cancel.load(Ordering::Relaxed) {
                 continue;
             }
+            if unreachable
+                .get(&addr)
+                .is_some_and(|(until, _)| tokio::time::Instant::now() < *until)
+            {
+                continue;
+            }
             let url = format!("{addr}/shuffle/{}/{key}/{}", tj.job, rt.partition);
-            match fetch(w, &url).await {
+            match fetch_from_peer(w, &url).await {
                 Ok(b) => {
                     let p = rdir.join(format!("run-{map}"));
                     tokio::fs::write(&p, &b).await.map_err(|e| e.to_string())?;
                     runs.push(p);
                     fetched.insert(map);
+                    unreachable.remove(&addr);
                 }
-                Err(_) => w.report(Report::FetchFailed {
-                    job: tj.job,
-                    map,
-                    key,
-                }),
+                Err((_, connect)) => {
+                    if connect {
+                        let back = unreachable
+                            .get(&addr)
+                            .map_or(Duration::from_millis(500), |(_, b)| {
+                                (*b * 2).min(Duration::from_secs(8))
+                            });
+                        unreachable
+                            .insert(addr.clone(), (tokio::time::Instant::now() + back, back));
+                    }
+                    w.report(Report::FetchFailed {
+                        job: tj.job,
+                        map,
+                        key,
+                        reducer: l.key.clone(),
+                        connect,
+                    })
+                }
             }
         }
         if fetched.len() as u32 >= mo.total {

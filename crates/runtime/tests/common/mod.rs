@@ -123,6 +123,14 @@ impl TestCluster {
         }
     }
 
+    /// Stop worker `k` (0-based) at once: its data server closes (its
+    /// port refuses connections), its heartbeats stop and its attempts are
+    /// abandoned without reports, as a crashed worker's would be.
+    pub fn stop_worker(&mut self, k: usize) {
+        let (dummy, _) = oneshot::channel::<()>();
+        let _ = std::mem::replace(&mut self.stops[k + 1], dummy).send(());
+    }
+
     pub fn stop(self) {
         for s in self.stops {
             let _ = s.send(());

@@ -28,10 +28,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod dfs;
 mod jobsets;
+mod liveness;
 mod replay;
 mod users;
 mod views;
 mod workers;
+
+pub use liveness::{ProbeOutcome, CONNECT_FAILURES_TO_CONVICT};
 
 /// A user of the API.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -519,6 +522,8 @@ pub struct Core {
     last_sample: Option<Instant>,
     /// Jobs of a job set waiting for their release times.
     held: std::collections::VecDeque<jobsets::Held>,
+    /// The failure detector.
+    live: liveness::Liveness,
 }
 
 fn now_unix_us() -> u64 {
@@ -620,6 +625,7 @@ impl Core {
             next_session: gen << 32,
             last_sample: None,
             held: Default::default(),
+            live: Default::default(),
         };
         core.replay(records)?;
         core.b.replaying = false;
@@ -733,5 +739,7 @@ fn not_formed() -> ApiError {
     ApiError::unavailable("the cluster has not formed yet")
 }
 
+#[cfg(test)]
+mod liveness_tests;
 #[cfg(test)]
 mod tests;
