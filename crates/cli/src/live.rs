@@ -965,6 +965,38 @@ async fn dfs(d: DfsCommand) -> Result<()> {
 mod tests {
     use super::parse_size;
 
+    #[derive(clap::Parser)]
+    struct T {
+        #[command(flatten)]
+        c: super::ClusterArgs,
+    }
+
+    fn timeout(args: &[&str]) -> Result<std::time::Duration, String> {
+        use clap::Parser;
+        let t = T::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        super::settings(&t.c, 3)
+            .map(|s| s.worker_timeout)
+            .map_err(|e| e.message)
+    }
+
+    #[test]
+    fn lost_workers_are_declared_after_missed_heartbeats_or_the_explicit_timeout() {
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(timeout(&[]), Ok(ms(3000)), "3 missed heartbeats of 1 s");
+        assert_eq!(
+            timeout(&["--heartbeat-ms", "200", "--lost-after-missed", "5"]),
+            Ok(ms(1000))
+        );
+        assert_eq!(timeout(&["--worker-timeout-ms", "30000"]), Ok(ms(30000)));
+        let e = timeout(&["--lost-after-missed", "0"]).unwrap_err();
+        assert!(e.contains("--lost-after-missed must be at least 1"), "{e}");
+        let e = timeout(&["--worker-timeout-ms", "500"]).unwrap_err();
+        assert!(e.contains("larger than --heartbeat-ms"), "{e}");
+        let e = timeout(&["--heartbeat-ms", "0"]).unwrap_err();
+        assert!(e.contains("--heartbeat-ms must be positive"), "{e}");
+    }
+
     #[test]
     fn sizes_parse() {
         assert_eq!(parse_size("64M"), Some(64 << 20));
