@@ -342,8 +342,14 @@ async fn two_users_get_equal_shares_under_a_policy_with_shares() {
         .submit("b", &job_toml("data", "b-out", 1, slow), false)
         .await
         .unwrap();
+    // Alice holds every slot when Bob arrives and the policy does not
+    // preempt: the pools reach 2 + 2 as her maps end. Count from then on
+    // (before, a loaded machine, sampling slowly, once saw mostly that
+    // transition). A slot is refilled in the very heartbeat that reports
+    // its map's end, so from then on every sample should be 2 + 2.
     let mut both = 0;
     let mut fair = 0;
+    let mut shared = false;
     loop {
         let p = c.alice.pools().await.unwrap();
         let busy: Vec<(u32, u32)> = p
@@ -352,9 +358,11 @@ async fn two_users_get_equal_shares_under_a_policy_with_shares() {
             .map(|x| (x.running_maps, x.pending_maps))
             .collect();
         if busy.len() == 2 && busy.iter().all(|&(_, pend)| pend > 0) {
-            both += 1;
-            if busy.iter().all(|&(run, _)| run == 2) {
-                fair += 1;
+            let even = busy.iter().all(|&(run, _)| run == 2);
+            shared |= even;
+            if shared {
+                both += 1;
+                fair += even as u32;
             }
         }
         let ja = c.alice.job(a.id).await.unwrap();
@@ -364,7 +372,10 @@ async fn two_users_get_equal_shares_under_a_policy_with_shares() {
         }
         tokio::time::sleep(Duration::from_millis(40)).await;
     }
-    assert!(both >= 5, "both users had pending maps in {both} samples");
+    assert!(
+        both >= 3,
+        "both users had pending maps, once shared, in {both} samples"
+    );
     assert!(
         fair * 10 >= both * 7,
         "2 + 2 slots in only {fair} of {both} samples"
