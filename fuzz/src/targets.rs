@@ -418,6 +418,8 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
                         job: 1,
                         map: 0,
                         key: "1-3".into(),
+                        reducer: "1-5".into(),
+                        connect: true,
                     },
                 ],
             };

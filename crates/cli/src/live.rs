@@ -236,9 +236,14 @@ pub struct ClusterArgs {
     /// Worker heartbeat interval, milliseconds.
     #[arg(long, default_value_t = 1000)]
     pub heartbeat_ms: u64,
-    /// A worker silent this long is declared lost, milliseconds.
-    #[arg(long, default_value_t = 30_000)]
-    pub worker_timeout_ms: u64,
+    /// A worker that missed this many heartbeats in a row is declared lost
+    /// (sooner when it also refuses connections; docs/live.md, Faults).
+    #[arg(long, default_value_t = 3)]
+    pub lost_after_missed: u32,
+    /// A worker silent this long is declared lost, milliseconds (overrides
+    /// --lost-after-missed).
+    #[arg(long)]
+    pub worker_timeout_ms: Option<u64>,
     /// Replicas of job output blocks.
     #[arg(long, default_value_t = 3)]
     pub replication: u32,
@@ -276,8 +281,8 @@ impl ClusterArgs {
             self.scheduler.clone(),
             "--heartbeat-ms".into(),
             self.heartbeat_ms.to_string(),
-            "--worker-timeout-ms".into(),
-            self.worker_timeout_ms.to_string(),
+            "--lost-after-missed".into(),
+            self.lost_after_missed.to_string(),
             "--replication".into(),
             self.replication.to_string(),
             "--sort-buffer-mb".into(),
@@ -299,6 +304,9 @@ impl ClusterArgs {
             "--rereplication-max-copies".into(),
             self.rereplication_max_copies.to_string(),
         ]);
+        if let Some(t) = self.worker_timeout_ms {
+            v.extend(["--worker-timeout-ms".into(), t.to_string()]);
+        }
         v
     }
 }
@@ -623,11 +631,21 @@ fn scrape_auth(file: Option<&Path>, unauthenticated: bool) -> Result<ScrapeAuth>
 
 fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
     let scheduler = SchedulerConfig::resolve(&a.scheduler)?;
-    if a.heartbeat_ms == 0 || a.worker_timeout_ms <= a.heartbeat_ms {
-        return Err(usage(
-            "--worker-timeout-ms must be larger than --heartbeat-ms, which must be positive",
-        ));
+    if a.heartbeat_ms == 0 {
+        return Err(usage("--heartbeat-ms must be positive"));
     }
+    if a.lost_after_missed == 0 {
+        return Err(usage("--lost-after-missed must be at least 1"));
+    }
+    let worker_timeout_ms = match a.worker_timeout_ms {
+        Some(t) if t <= a.heartbeat_ms => {
+            return Err(usage(
+                "--worker-timeout-ms must be larger than --heartbeat-ms",
+            ))
+        }
+        Some(t) => t,
+        None => a.heartbeat_ms.saturating_mul(a.lost_after_missed as u64),
+    };
     if !(a.sort_buffer_mb.is_finite() && a.sort_buffer_mb > 0.0) {
         return Err(usage("--sort-buffer-mb must be positive"));
     }
@@ -649,7 +667,7 @@ fn settings(a: &ClusterArgs, workers: u32) -> Result<MasterSettings> {
         workers,
         scheduler,
         heartbeat: Duration::from_millis(a.heartbeat_ms),
-        worker_timeout: Duration::from_millis(a.worker_timeout_ms),
+        worker_timeout: Duration::from_millis(worker_timeout_ms),
         replication: a.replication.max(1),
         sort_buffer: (a.sort_buffer_mb * 1_048_576.0) as u64,
         max_attempts: a.max_attempts,
@@ -1131,6 +1149,38 @@ async fn dfs(d: DfsCommand) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::parse_size;
+
+    #[derive(clap::Parser)]
+    struct T {
+        #[command(flatten)]
+        c: super::ClusterArgs,
+    }
+
+    fn timeout(args: &[&str]) -> Result<std::time::Duration, String> {
+        use clap::Parser;
+        let t = T::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        super::settings(&t.c, 3)
+            .map(|s| s.worker_timeout)
+            .map_err(|e| e.message)
+    }
+
+    #[test]
+    fn lost_workers_are_declared_after_missed_heartbeats_or_the_explicit_timeout() {
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(timeout(&[]), Ok(ms(3000)), "3 missed heartbeats of 1 s");
+        assert_eq!(
+            timeout(&["--heartbeat-ms", "200", "--lost-after-missed", "5"]),
+            Ok(ms(1000))
+        );
+        assert_eq!(timeout(&["--worker-timeout-ms", "30000"]), Ok(ms(30000)));
+        let e = timeout(&["--lost-after-missed", "0"]).unwrap_err();
+        assert!(e.contains("--lost-after-missed must be at least 1"), "{e}");
+        let e = timeout(&["--worker-timeout-ms", "500"]).unwrap_err();
+        assert!(e.contains("larger than --heartbeat-ms"), "{e}");
+        let e = timeout(&["--heartbeat-ms", "0"]).unwrap_err();
+        assert!(e.contains("--heartbeat-ms must be positive"), "{e}");
+    }
 
     #[test]
     fn sizes_parse() {

@@ -248,6 +248,10 @@ async fn start(
             "--unified-slots".into(),
             "--heartbeat-ms".into(),
             "100".into(),
+            // The silence limit the measurements were made with (3 missed
+            // 100 ms heartbeats would be 0.3 s on a loaded machine).
+            "--worker-timeout-ms".into(),
+            "30000".into(),
             "--replication".into(),
             "1".into(),
         ],

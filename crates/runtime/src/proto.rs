@@ -99,6 +99,13 @@ pub enum Report {
         map: u32,
         /// The attempt key of the output it tried.
         key: String,
+        /// The reducer's attempt key.
+        #[serde(default)]
+        reducer: String,
+        /// It could not connect to the output's worker at all (refused,
+        /// unreachable, timed out), rather than getting an error answer.
+        #[serde(default)]
+        connect: bool,
     },
     /// A block replica on this worker failed its checksum; the worker
     /// deleted it.
@@ -340,6 +347,13 @@ pub struct WorkerView {
     pub blocks: u32,
     /// Seconds since its last heartbeat.
     pub heartbeat_age_s: f64,
+    /// Alive but suspected (missed a heartbeat, or fetches could not
+    /// connect to it): it gets no new launches.
+    #[serde(default)]
+    pub suspected: bool,
+    /// Why it was declared lost, while it is.
+    #[serde(default)]
+    pub lost_reason: Option<String>,
 }
 
 /// Running slots of every pool over the last hour, sampled every few

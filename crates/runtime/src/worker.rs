@@ -274,11 +274,15 @@ pub async fn run_worker(
     eprintln!("mrsched worker {}: data server on {}", w.name, w.addr);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let beats = tokio::spawn(heartbeat_loop(w.clone(), stop_tx));
+    let stop_beats = beats.abort_handle();
     let stop = async move {
         tokio::select! {
             _ = shutdown => {}
             _ = stop_rx => {}
         }
+        // A stopping worker takes no more work, even while its data
+        // server finishes the transfers under way.
+        stop_beats.abort();
     };
     let r = crate::tls::serve(listener, identity.as_ref(), app, stop).await;
     beats.abort();
@@ -558,6 +562,26 @@ async fn copy_block(w: &Arc<W>, c: &BlockCopy) -> Result<u64, String> {
     Ok(n)
 }
 
+/// A fetch that also says whether it failed to connect at all (refused,
+/// unreachable, timed out) rather than getting an error answer.
+async fn fetch_from_peer(w: &W, url: &str) -> Result<Bytes, (String, bool)> {
+    let connect = |e: reqwest::Error| {
+        let c = crate::master::probe::is_connect_error(&e);
+        (e.to_string(), c)
+    };
+    let r = w
+        .client
+        .get(url)
+        .header(SECRET_HEADER, &w.cfg.secret)
+        .send()
+        .await
+        .map_err(connect)?;
+    if !r.status().is_success() {
+        return Err((format!("{url}: {}", r.status()), false));
+    }
+    r.bytes().await.map_err(connect)
+}
+
 async fn run_map(w: &Arc<W>, l: TaskLaunch, cancel: Arc<AtomicBool>) -> Result<Report, String> {
     let src = l.block.clone().ok_or("a map launch without a block")?;
     let (data, read) = match read_block(w, src.id).await {
@@ -791,6 +815,10 @@ async fn reduce_inner(
     let mut fetched: HashSet<u32> = HashSet::new();
     let mut runs = Vec::new();
     let poll = Duration::from_millis(100);
+    // Data servers that refused or timed out: not tried again before the
+    // time kept here (the backoff doubles, 0.5 s to 8 s); the master hears
+    // of each failure at once and stops listing a lost worker's outputs.
+    let mut unreachable: HashMap<String, (tokio::time::Instant, Duration)> = HashMap::new();
     loop {
         if cancel.load(Ordering::Relaxed) {
             return Err("killed".into());
@@ -815,19 +843,39 @@ async fn reduce_inner(
             if fetched.contains(&map) || cancel.load(Ordering::Relaxed) {
                 continue;
             }
+            if unreachable
+                .get(&addr)
+                .is_some_and(|(until, _)| tokio::time::Instant::now() < *until)
+            {
+                continue;
+            }
             let url = format!("{addr}/shuffle/{}/{key}/{}", tj.job, rt.partition);
-            match fetch(w, &url).await {
+            match fetch_from_peer(w, &url).await {
                 Ok(b) => {
                     let p = rdir.join(format!("run-{map}"));
                     tokio::fs::write(&p, &b).await.map_err(|e| e.to_string())?;
                     runs.push(p);
                     fetched.insert(map);
+                    unreachable.remove(&addr);
                 }
-                Err(_) => w.report(Report::FetchFailed {
-                    job: tj.job,
-                    map,
-                    key,
-                }),
+                Err((_, connect)) => {
+                    if connect {
+                        let back = unreachable
+                            .get(&addr)
+                            .map_or(Duration::from_millis(500), |(_, b)| {
+                                (*b * 2).min(Duration::from_secs(8))
+                            });
+                        unreachable
+                            .insert(addr.clone(), (tokio::time::Instant::now() + back, back));
+                    }
+                    w.report(Report::FetchFailed {
+                        job: tj.job,
+                        map,
+                        key,
+                        reducer: l.key.clone(),
+                        connect,
+                    })
+                }
             }
         }
         if fetched.len() as u32 >= mo.total {

@@ -342,8 +342,14 @@ async fn two_users_get_equal_shares_under_a_policy_with_shares() {
         .submit("b", &job_toml("data", "b-out", 1, slow), false)
         .await
         .unwrap();
+    // Alice holds every slot when Bob arrives and the policy does not
+    // preempt: the pools reach 2 + 2 as her maps end. Count from then on
+    // (before, a loaded machine, sampling slowly, once saw mostly that
+    // transition). A slot is refilled in the very heartbeat that reports
+    // its map's end, so from then on every sample should be 2 + 2.
     let mut both = 0;
     let mut fair = 0;
+    let mut shared = false;
     loop {
         let p = c.alice.pools().await.unwrap();
         let busy: Vec<(u32, u32)> = p
@@ -352,9 +358,11 @@ async fn two_users_get_equal_shares_under_a_policy_with_shares() {
             .map(|x| (x.running_maps, x.pending_maps))
             .collect();
         if busy.len() == 2 && busy.iter().all(|&(_, pend)| pend > 0) {
-            both += 1;
-            if busy.iter().all(|&(run, _)| run == 2) {
-                fair += 1;
+            let even = busy.iter().all(|&(run, _)| run == 2);
+            shared |= even;
+            if shared {
+                both += 1;
+                fair += even as u32;
             }
         }
         let ja = c.alice.job(a.id).await.unwrap();
@@ -364,7 +372,10 @@ async fn two_users_get_equal_shares_under_a_policy_with_shares() {
         }
         tokio::time::sleep(Duration::from_millis(40)).await;
     }
-    assert!(both >= 5, "both users had pending maps in {both} samples");
+    assert!(
+        both >= 3,
+        "both users had pending maps, once shared, in {both} samples"
+    );
     assert!(
         fair * 10 >= both * 7,
         "2 + 2 slots in only {fair} of {both} samples"
@@ -404,47 +415,56 @@ async fn copy_compute_splitting_runs_more_reducers_than_compute_slots() {
     let c = TestCluster::start(2, Some(f)).await;
     let text = corpus(1200);
     put(&c.alice, "t", &text, 2 * 1024).await;
-    // A job may copy with one reducer per node (its reduce slots), so a third
-    // reducer starts only once one computes: slow reducers (0.5 s) keep the
-    // computing phase long enough for a 20 ms sample to see it (with a fast
-    // reducer a loaded machine once finished each compute between samples).
-    let prog =
-        "kind = \"streaming\"\nmapper = \"sleep 0.3; cat\"\nreducer = \"sleep 0.5; sort -r\"";
+    // A job may copy with one reducer per node (its reduce slots), so a
+    // second reducer starts on a node only once the first computes. It is
+    // launched in the reply to the heartbeat that admits the first one's
+    // compute phase, and the first one's end comes in a later heartbeat:
+    // on the master's clock the two overlap however fast the reducers run
+    // and however loaded the machine is. (Sampling the job's running
+    // reducers from outside could miss that window.)
+    let (mapper, reducer) = ("cat", "sort -r");
+    let prog = format!("kind = \"streaming\"\nmapper = \"{mapper}\"\nreducer = \"{reducer}\"");
     let s = c
         .alice
-        .submit("ccs", &job_toml("t", "out", 6, prog), false)
+        .submit("ccs", &job_toml("t", "out", 6, &prog), false)
         .await
         .unwrap();
-    let mut most = 0;
-    // Distinct (maps done, maps running, reduces running, reduces done)
-    // samples, for the failure message.
-    let mut trace: Vec<(u32, u32, u32, u32)> = Vec::new();
-    loop {
-        let j = c.alice.job(s.id).await.unwrap();
-        most = most.max(j.reduces_running);
-        let sample = (
-            j.maps_done,
-            j.maps_running,
-            j.reduces_running,
-            j.reduces_done,
-        );
-        if trace.last() != Some(&sample) {
-            trace.push(sample);
-        }
-        if j.status != "running" {
-            assert_eq!(j.status, "succeeded");
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let j = c.alice.wait(s.id, Duration::from_secs(120)).await.unwrap();
+    assert_eq!(j.status, "succeeded", "{:?}", j.reason);
+    // The most reduce attempts each node ran at once, from the master's
+    // launch and end times.
+    let atts = c.alice.attempts(s.id).await.unwrap();
+    let mut by_node: std::collections::BTreeMap<&str, Vec<(f64, i32)>> = Default::default();
+    for a in atts.iter().filter(|a| a.kind == "reduce") {
+        let ev = by_node.entry(a.node.as_str()).or_default();
+        ev.push((a.start_s, 1));
+        ev.push((a.end_s.expect("the job ended"), -1));
     }
-    // Two nodes with one reduce slot each: without splitting at most 2.
+    let most: Vec<(&str, i32)> = by_node
+        .into_iter()
+        .map(|(n, mut ev)| {
+            // Ends before launches at the same instant.
+            ev.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            let (mut now, mut top) = (0, 0);
+            for (_, d) in ev {
+                now += d;
+                top = top.max(now);
+            }
+            (n, top)
+        })
+        .collect();
+    // One reduce slot per node: without splitting never more than one.
     assert!(
-        most > 2,
-        "at most {most} reducers at once; (maps done, maps running, reduces running, reduces done): {trace:?}"
+        most.iter().any(|&(_, m)| m >= 2),
+        "most reducers at once per node: {most:?}"
+    );
+    assert!(
+        most.iter().all(|&(_, m)| m <= 3),
+        "at most max_reducers (3) per node: {most:?}"
     );
     let p = Program::Streaming {
-        mapper: "sleep 0.3; cat".into(),
-        reducer: "sleep 0.5; sort -r".into(),
+        mapper: mapper.into(),
+        reducer: reducer.into(),
     };
     assert_eq!(
         c.alice.read("out").await.unwrap(),

@@ -9,6 +9,7 @@
 pub mod core;
 pub mod limits;
 pub mod metrics;
+pub mod probe;
 mod ui;
 
 use self::core::{ApiError, BlockMeta, Core, MasterSettings, SchedulerFactory, User};
@@ -595,9 +596,14 @@ pub async fn run_master(
             let mut iv = tokio::time::interval(Duration::from_millis(20));
             loop {
                 iv.tick().await;
-                if let Err(e) = lock(&s).tick() {
-                    eprintln!("mrsched master: {}", e.message);
-                }
+                let (probes, hb) = {
+                    let mut c = lock(&s);
+                    if let Err(e) = c.tick() {
+                        eprintln!("mrsched master: {}", e.message);
+                    }
+                    (c.take_probes(), Duration::from_millis(c.heartbeat_ms()))
+                };
+                probe::spawn(&s, probes, hb.max(Duration::from_millis(500)));
             }
         })
     };

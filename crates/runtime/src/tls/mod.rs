@@ -250,7 +250,11 @@ impl TlsConfig {
 /// An HTTP client whose `https://` connections are verified by `trust`
 /// (without it, by no root at all: every `https://` server is refused).
 pub fn http_client(trust: Option<&Trust>, timeout: Duration) -> Result<reqwest::Client, String> {
-    let mut b = reqwest::Client::builder().timeout(timeout);
+    let mut b = reqwest::Client::builder()
+        .timeout(timeout)
+        // A peer that is gone must not hold a request for the whole
+        // timeout (a reducer's fetch from a dead worker, say).
+        .connect_timeout(Duration::from_secs(5).min(timeout));
     if let Some(t) = trust {
         b = b.use_preconfigured_tls(t.client_config()?);
     }

@@ -48,9 +48,7 @@ pub fn settings(workers: u32) -> MasterSettings {
         max_attempts: 3,
         reduce_slowstart: 0.05,
         seed: 1,
-        unified_slots: false,
-        limits: Default::default(),
-        rereplication: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -126,6 +124,14 @@ impl TestCluster {
             dir,
             stops,
         }
+    }
+
+    /// Stop worker `k` (0-based) at once: its data server closes (its
+    /// port refuses connections), its heartbeats stop and its attempts are
+    /// abandoned without reports, as a crashed worker's would be.
+    pub fn stop_worker(&mut self, k: usize) {
+        let (dummy, _) = oneshot::channel::<()>();
+        let _ = std::mem::replace(&mut self.stops[k + 1], dummy).send(());
     }
 
     pub fn stop(self) {

@@ -167,8 +167,7 @@ mod tests {
             reduce_slowstart: 1.0,
             seed: 3,
             unified_slots: false,
-            rereplication: Default::default(),
-            limits: Default::default(),
+            ..Default::default()
         }
     }
 

@@ -29,6 +29,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 mod dfs;
 pub mod idempotency;
 mod jobsets;
+mod liveness;
 mod maponly;
 mod quota;
 mod replay;
@@ -36,6 +37,8 @@ pub mod replication;
 mod users;
 mod views;
 mod workers;
+
+pub use liveness::{ProbeOutcome, CONNECT_FAILURES_TO_CONVICT};
 
 /// A user of the API.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +79,28 @@ pub struct MasterSettings {
     pub limits: crate::master::limits::Limits,
     /// Re-replication throttle.
     pub rereplication: replication::ReplicationSettings,
+}
+
+impl Default for MasterSettings {
+    /// `mrsched master`'s defaults, for one worker: FIFO, 1 s heartbeats, a
+    /// worker lost after 3 s of silence, 3 replicas, a 64 MB sort buffer, 4
+    /// attempts, reduces after 5% of the maps.
+    fn default() -> Self {
+        MasterSettings {
+            workers: 1,
+            scheduler: SchedulerConfig::resolve("fifo").expect("a built-in preset"),
+            heartbeat: Duration::from_secs(1),
+            worker_timeout: Duration::from_secs(3),
+            replication: 3,
+            sort_buffer: 64 << 20,
+            max_attempts: 4,
+            reduce_slowstart: 0.05,
+            seed: 1,
+            unified_slots: false,
+            limits: Default::default(),
+            rereplication: Default::default(),
+        }
+    }
 }
 
 /// Builds a scheduler for a formed cluster in place of
@@ -558,6 +583,8 @@ pub struct Core {
     replay_errors: Vec<String>,
     /// Jobs by `(user, idempotency key)` of their submission.
     keys: std::collections::HashMap<(String, String), u32>,
+    /// The failure detector.
+    live: liveness::Liveness,
 }
 
 fn now_unix_us() -> u64 {
@@ -664,6 +691,7 @@ impl Core {
             held: Default::default(),
             replay_errors: Vec::new(),
             keys: Default::default(),
+            live: Default::default(),
         };
         core.replay(records)?;
         core.b.replaying = false;
@@ -786,6 +814,8 @@ fn not_formed() -> ApiError {
     ApiError::unavailable("the cluster has not formed yet")
 }
 
+#[cfg(test)]
+mod liveness_tests;
 #[cfg(test)]
 mod tests;
 

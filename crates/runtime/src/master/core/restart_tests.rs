@@ -17,8 +17,7 @@ fn settings(sched: &str) -> MasterSettings {
         reduce_slowstart: 1.0,
         seed: 3,
         unified_slots: true,
-        limits: Default::default(),
-        rereplication: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -282,6 +281,8 @@ fn every_record_kind_replays_to_the_same_state_once_twice_duplicated_and_from_ev
             job: j2.id,
             map,
             key,
+            reducer: String::new(),
+            connect: false,
         });
         round(&mut c, &mut w);
         let r = c.register(back(&c, "a")).unwrap();

@@ -15,9 +15,7 @@ fn settings() -> MasterSettings {
         max_attempts: 2,
         reduce_slowstart: 1.0,
         seed: 3,
-        unified_slots: false,
-        limits: Default::default(),
-        rereplication: Default::default(),
+        ..Default::default()
     }
 }
 

@@ -183,6 +183,8 @@ impl Core {
                     reduces,
                     blocks: blocks.get(i).copied().unwrap_or(0),
                     heartbeat_age_s: n.last_seen.elapsed().as_secs_f64(),
+                    suspected: self.formed.is_some() && self.is_suspected(i as u32),
+                    lost_reason: self.lost_reason(i as u32),
                 }
             })
             .collect()

@@ -14,7 +14,7 @@ impl Core {
             rack: reg.rack.clone(),
             addr: reg.addr.clone(),
             session,
-            last_seen: Instant::now(),
+            last_seen: self.clock(),
             map_slots: reg.map_slots,
             reduce_slots: reg.reduce_slots,
         };
@@ -62,12 +62,14 @@ impl Core {
         };
         let node = NodeId(n as u32);
         self.advance(now);
+        let seen = self.clock();
         {
             let old = &mut self.b.nodes[n];
             old.addr = reg.addr.clone();
             old.session = session;
-            old.last_seen = Instant::now();
+            old.last_seen = seen;
         }
+        self.forget_health(n);
         let out = &mut self.b.out[n];
         out.launches.clear();
         out.kills.clear();
@@ -164,21 +166,25 @@ impl Core {
         let t_all = Instant::now();
         let now = self.now();
         self.advance(now);
-        self.b.nodes[n].last_seen = Instant::now();
+        self.b.nodes[n].last_seen = self.clock();
+        self.heard_from(n);
         for r in hb.reports {
             self.apply_report(NodeId(hb.node), r, now);
             self.settle();
         }
         let t0 = Instant::now();
         let recovering = self.recovering();
+        let suspected = self.is_suspected(hb.node);
         let f = self.formed.as_mut().expect("formed");
-        if recovering {
+        let scheduled = if recovering || suspected {
             // Nothing is launched until every worker is back (see
-            // `Core::recovering`).
-        } else if let Err(e) =
+            // `Core::recovering`), nor on a suspected worker.
+            Ok(0)
+        } else {
             f.driver
                 .heartbeat(&mut f.st, f.sched.as_mut(), &mut self.b, NodeId(hb.node))
-        {
+        };
+        if let Err(e) = scheduled {
             self.b.refused.push(e.to_string());
             eprintln!("mrsched master: {e}");
         }
@@ -313,7 +319,13 @@ impl Core {
                     });
                 }
             }
-            Report::FetchFailed { job, map, key } => {
+            Report::FetchFailed {
+                job,
+                map,
+                key,
+                reducer,
+                connect,
+            } => {
                 let Some(m) = self.b.jobs.get_mut(job as usize) else {
                     return;
                 };
@@ -323,6 +335,11 @@ impl Core {
                 if k != key {
                     return;
                 }
+                if connect {
+                    self.connect_failed(holder, reducer);
+                }
+                let f = self.formed.as_mut().expect("formed");
+                let m = &mut self.b.jobs[job as usize];
                 m.map_out[map as usize] = None;
                 f.st.map_output_lost(JobId(job), map, NodeId(holder));
                 self.journal.push(Record::OutputLost {
@@ -405,25 +422,19 @@ impl Core {
         }
         let now = self.now();
         self.advance(now);
-        let timeout = self.b.settings.worker_timeout;
+        let at = self.clock();
         let mut lost = Vec::new();
-        let f = self.formed.as_mut().expect("formed");
-        for (i, n) in self.b.nodes.iter_mut().enumerate() {
-            let id = NodeId(i as u32);
-            if f.st.node(id).alive && n.last_seen.elapsed() > timeout {
-                f.st.node_lost(id);
-                n.session = 0;
-                self.journal.push(Record::NodeLost {
-                    t: now.0,
-                    node: i as u32,
-                });
-                lost.push(i as u32);
-                eprintln!(
-                    "mrsched master: worker {} lost (no heartbeat for {:.1} s)",
-                    n.name,
-                    timeout.as_secs_f64()
-                );
-            }
+        for (i, why) in self.detect_lost(at) {
+            let f = self.formed.as_mut().expect("formed");
+            let n = &mut self.b.nodes[i];
+            f.st.node_lost(NodeId(i as u32));
+            n.session = 0;
+            self.journal.push(Record::NodeLost {
+                t: now.0,
+                node: i as u32,
+            });
+            lost.push(i as u32);
+            eprintln!("mrsched master: worker {} lost ({why})", n.name);
         }
         for n in lost {
             self.forget_outputs_on(n);

@@ -99,9 +99,7 @@ fn open(path: &std::path::Path) -> Core {
         max_attempts: 4,
         reduce_slowstart: 1.0,
         seed: 3,
-        unified_slots: false,
-        limits: Default::default(),
-        rereplication: Default::default(),
+        ..Default::default()
     };
     Core::open(crate::journal::Journal::open(path).unwrap(), settings, None).unwrap()
 }

@@ -15,9 +15,7 @@ fn settings(timeout_ms: u64) -> MasterSettings {
         max_attempts: 4,
         reduce_slowstart: 1.0,
         seed: 3,
-        unified_slots: false,
-        limits: Default::default(),
-        rereplication: Default::default(),
+        ..Default::default()
     }
 }
 
