@@ -12,8 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 N=${1:-20}
-RUNTIME_TESTS=(live live_faults live_msjo metrics)
-CLI_TESTS=(live_cluster live_fair live_capacity mars_live)
+RUNTIME_TESTS=(live live_faults live_msjo metrics integrity live_limits live_maponly tls)
+CLI_TESTS=(live_cluster live_fair live_capacity mars_live live_restart live_tls soak)
 LOG=$(mktemp -d /tmp/mrsched-live-loop.XXXXXX)
 
 args() {

@@ -4,6 +4,9 @@
 //! tokens bound for plain HTTP beyond loopback and bad certificate files
 //! are refused with messages that say what to do.
 
+mod common;
+
+use common::cluster::{err, ok, BIN};
 use mrsched_runtime::client::{Client, ConnectOptions};
 use mrsched_runtime::program::{sequential, Program};
 use mrsched_runtime::tls::Trust;
@@ -13,7 +16,6 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_mrsched");
 const ALICE: &str = "alice-token-0123456789";
 const WAIT: Duration = Duration::from_secs(90);
 
@@ -79,23 +81,6 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
         c.env(k, v);
     }
     c.output().unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn err(o: &Output, code: i32) -> String {
-    let e = String::from_utf8_lossy(&o.stderr).to_string();
-    assert_eq!(o.status.code(), Some(code), "stderr: {e}");
-    e
 }
 
 fn s(p: &Path) -> &str {

@@ -34,6 +34,8 @@ fn knob(name: &str, default: u64) -> u64 {
 struct Outcome {
     jobs: usize,
     secs: f64,
+    /// Mean time from a job's submission to its end.
+    mean_job_s: f64,
     worker_kills: u32,
     master_restarts: u32,
     bytes_rereplicated: u64,
@@ -154,6 +156,11 @@ fn soak(chaos: bool) -> Outcome {
             j.id
         );
     }
+    out.mean_job_s = all
+        .iter()
+        .map(|j| j.finished_s.unwrap_or(j.submitted_s) - j.submitted_s)
+        .sum::<f64>()
+        / n as f64;
     // Every block back at its file's replication, none lost.
     wait_for("every block at full replication", || {
         r.block_on(c.replication())
@@ -170,14 +177,20 @@ fn every_job_succeeds_once_under_worker_and_master_kills() {
     let reference = (knob("BASELINE", 0) == 1).then(|| soak(false));
     let run = soak(true);
     println!(
-        "soak: {} jobs from {} users, {} worker kills, {} master restart, {:.1} s{}; {} blocks ({} bytes) re-replicated",
+        "soak: {} jobs from {} users, {} worker kills, {} master restart; all ended in {:.1} s, mean job {:.2} s{}; {} blocks ({} bytes) re-replicated",
         run.jobs,
         USERS.len(),
         run.worker_kills,
         run.master_restarts,
         run.secs,
+        run.mean_job_s,
         reference
-            .map(|f| format!(" against {:.1} s fault-free (x{:.2})", f.secs, run.secs / f.secs))
+            .map(|f| format!(
+                " (fault-free: {:.1} s, mean job {:.2} s, x{:.2})",
+                f.secs,
+                f.mean_job_s,
+                run.mean_job_s / f.mean_job_s
+            ))
             .unwrap_or_default(),
         run.blocks_rereplicated,
         run.bytes_rereplicated

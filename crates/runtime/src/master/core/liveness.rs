@@ -13,10 +13,13 @@
 //!   suspected worker gets no new launches; a suspicion is only that: it
 //!   ends with the next heartbeat (silence) or when the failures age out
 //!   (one worker timeout).
+//! * The master **probes** a worker's data server (`GET /health`) once its
+//!   heartbeat is late (1.1 intervals) and at once when a reducer could
+//!   not connect to it.
 //! * It is **declared lost** when it has been silent for the worker
 //!   timeout (`--lost-after-missed` heartbeats, or `--worker-timeout-ms`),
-//!   or at once when it has missed a heartbeat *and* either the master's
-//!   probe of its data server was refused or [`CONNECT_FAILURES_TO_CONVICT`]
+//!   or at once when its heartbeat is late and the probe was refused, or
+//!   when it has missed a heartbeat and [`CONNECT_FAILURES_TO_CONVICT`]
 //!   distinct reducers (or the master's probe, timing out) could not
 //!   connect to it.
 //!
@@ -103,6 +106,13 @@ impl Core {
         self.b.settings.heartbeat * 3 / 2
     }
 
+    /// Silence after which a worker's heartbeat is late: its data server
+    /// is probed, and a refused probe convicts it. A probe costs one
+    /// request, so it goes out early; the verdict needs the refusal.
+    fn probe_after(&self) -> Duration {
+        self.b.settings.heartbeat * 11 / 10
+    }
+
     fn silence(&self, n: usize, at: Instant) -> Duration {
         self.b
             .nodes
@@ -164,9 +174,11 @@ impl Core {
             .insert(reducer, at);
     }
 
-    /// Workers whose data server the master should probe now: alive, have
-    /// missed a heartbeat, no probe in flight, none in the last interval.
-    /// They are marked as being probed.
+    /// Workers whose data server the master should probe now: alive, late
+    /// with their heartbeat or with a reducer's failed connection since
+    /// the last probe, no probe in flight, none in the last interval (a
+    /// reducer's failure is probed at once). They are marked as being
+    /// probed.
     pub fn take_probes(&mut self) -> Vec<(u32, String)> {
         let Some(f) = self.formed.as_ref() else {
             return Vec::new();
@@ -175,20 +187,26 @@ impl Core {
         let hb = self.b.settings.heartbeat;
         let mut out = Vec::new();
         for (i, n) in self.b.nodes.iter().enumerate() {
-            if !f.st.node(NodeId(i as u32)).alive
-                || n.addr.is_empty()
-                || at.saturating_duration_since(n.last_seen) <= self.b.settings.heartbeat * 3 / 2
-            {
+            if !f.st.node(NodeId(i as u32)).alive || n.addr.is_empty() {
                 continue;
             }
+            let late =
+                at.saturating_duration_since(n.last_seen) > self.b.settings.heartbeat * 11 / 10;
             let h = self.live.node(i);
+            let failed_since_probe = h
+                .connect_failures
+                .iter()
+                .any(|(who, t)| who != PROBE && h.probed.is_none_or(|p| *t > p));
+            if !late && !failed_since_probe {
+                continue;
+            }
             // A probe that never came back is given up after 10 intervals.
             let in_flight = h
                 .probing
                 .is_some_and(|t| at.saturating_duration_since(t) < hb * 10);
-            let recent = h
-                .probed
-                .is_some_and(|t| at.saturating_duration_since(t) < hb);
+            let recent = !failed_since_probe
+                && h.probed
+                    .is_some_and(|t| at.saturating_duration_since(t) < hb);
             if in_flight || recent {
                 continue;
             }
@@ -240,14 +258,14 @@ impl Core {
             let silent = self.silence(i, at);
             let why = if silent > timeout {
                 Some(format!("no heartbeat for {:.1} s", silent.as_secs_f64()))
+            } else if silent > self.probe_after() && self.live.get(i).is_some_and(|h| h.refused) {
+                Some(format!(
+                    "no heartbeat for {:.1} s and its data server refused connections",
+                    silent.as_secs_f64()
+                ))
             } else if silent > self.missed_after() {
                 let failures = self.recent_failures(i, at);
-                if self.live.get(i).is_some_and(|h| h.refused) {
-                    Some(format!(
-                        "no heartbeat for {:.1} s and its data server refused connections",
-                        silent.as_secs_f64()
-                    ))
-                } else if failures >= CONNECT_FAILURES_TO_CONVICT {
+                if failures >= CONNECT_FAILURES_TO_CONVICT {
                     Some(format!(
                         "no heartbeat for {:.1} s and {failures} fetches could not connect to it",
                         silent.as_secs_f64()

@@ -303,3 +303,27 @@ fn two_reducers_that_cannot_connect_and_a_missed_beat_convict_at_once() {
         v.lost_reason
     );
 }
+
+#[test]
+fn a_reducer_s_failed_connection_is_probed_at_once_and_a_refusal_convicts_a_late_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut c, mut w) = cluster(&dir);
+    run(&mut c, &mut w, &[0, 1], 50, 100);
+    assert!(c.take_probes().is_empty(), "nobody is late");
+    // A reducer cannot connect to b, which heartbeated 50 ms ago: probed
+    // now, not after a missed beat.
+    c.connect_failed(1, "r1".into());
+    assert_eq!(c.take_probes(), vec![(1, "http://b".to_string())]);
+    c.probe_result(1, ProbeOutcome::Refused);
+    c.tick().unwrap();
+    assert!(c.workers()[1].alive, "not while its heartbeat is on time");
+    // Late by a tenth of an interval (before a missed beat, 1.5): lost.
+    run(&mut c, &mut w, &[0], 20, 120);
+    let v = &c.workers()[1];
+    assert!(!v.alive);
+    assert!(
+        v.lost_reason.as_deref().unwrap().contains("refused"),
+        "{:?}",
+        v.lost_reason
+    );
+}
