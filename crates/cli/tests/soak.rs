@@ -49,6 +49,7 @@ fn soak(chaos: bool) -> Outcome {
     let (kill_lo, kill_hi) = (knob("KILL_MIN_S", 2), knob("KILL_MAX_S", 5));
     let down = Duration::from_secs(knob("DOWN_S", 2));
     let lines = knob("LINES", 1500) as usize;
+    let block = knob("BLOCK_KB", 2) * 1024;
     let mut rng = rand::rngs::StdRng::seed_from_u64(knob("SEED", 1));
     let gap =
         |rng: &mut rand::rngs::StdRng| Duration::from_secs(rng.random_range(kill_lo..=kill_hi));
@@ -59,7 +60,7 @@ fn soak(chaos: bool) -> Outcome {
     for (i, text) in inputs.iter().enumerate() {
         r.block_on(
             live.client(ALICE)
-                .put(&mut text.as_bytes(), &format!("in{i}"), 2 * 1024, 3),
+                .put(&mut text.as_bytes(), &format!("in{i}"), block, 3),
         )
         .unwrap();
     }
