@@ -2,42 +2,18 @@
 //! fake workers heartbeat (or do not) while the clock is moved in small
 //! steps, each followed by a tick.
 
+use super::fixtures::{self, alice, map_done, reg};
 use super::*;
 
 const HB: Duration = Duration::from_millis(100);
 
 fn settings() -> MasterSettings {
     MasterSettings {
-        workers: 2,
-        scheduler: SchedulerConfig::resolve("fifo").unwrap(),
         heartbeat: HB,
         // Three missed heartbeats.
         worker_timeout: HB * 3,
-        replication: 2,
-        sort_buffer: 1 << 20,
         max_attempts: 4,
-        reduce_slowstart: 1.0,
-        seed: 3,
-        ..Default::default()
-    }
-}
-
-fn reg(name: &str) -> Register {
-    Register {
-        name: name.into(),
-        rack: "r".into(),
-        map_slots: 2,
-        reduce_slots: 1,
-        addr: format!("http://{name}"),
-        outputs: Vec::new(),
-        blocks: Vec::new(),
-    }
-}
-
-fn alice() -> User {
-    User {
-        name: "alice".into(),
-        admin: false,
+        ..fixtures::settings()
     }
 }
 
@@ -115,16 +91,6 @@ fn run(c: &mut Core, w: &mut [Fake], beating: &[usize], every_ms: u64, ms: u64) 
             }
         }
         c.tick().unwrap();
-    }
-}
-
-fn map_done(key: String) -> Report {
-    Report::MapDone {
-        key,
-        outputs: Vec::new(),
-        read: ReadFrom::Local,
-        input_bytes: 10,
-        blocks: Vec::new(),
     }
 }
 

@@ -154,32 +154,12 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::master::core::fixtures::{self, reg};
 
     fn settings() -> MasterSettings {
         MasterSettings {
-            workers: 2,
-            scheduler: SchedulerConfig::resolve("fifo").unwrap(),
-            heartbeat: Duration::from_millis(100),
-            worker_timeout: Duration::from_secs(60),
-            replication: 2,
-            sort_buffer: 1 << 20,
             max_attempts: 3,
-            reduce_slowstart: 1.0,
-            seed: 3,
-            unified_slots: false,
-            ..Default::default()
-        }
-    }
-
-    fn reg(name: &str) -> Register {
-        Register {
-            name: name.into(),
-            rack: "r".into(),
-            map_slots: 2,
-            reduce_slots: 1,
-            addr: format!("http://{name}"),
-            outputs: Vec::new(),
-            blocks: Vec::new(),
+            ..fixtures::settings()
         }
     }
 
@@ -191,10 +171,7 @@ mod tests {
     fn map_only_blocks_are_committed_once_in_map_order_and_replayed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j.redb");
-        let alice = User {
-            name: "alice".into(),
-            admin: false,
-        };
+        let alice = fixtures::alice();
         let want = {
             let mut c = Core::open(Journal::open(&path).unwrap(), settings(), None).unwrap();
             let regs = [c.register(reg("a")).unwrap(), c.register(reg("b")).unwrap()];

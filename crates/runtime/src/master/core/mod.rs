@@ -815,6 +815,8 @@ fn not_formed() -> ApiError {
 }
 
 #[cfg(test)]
+mod fixtures;
+#[cfg(test)]
 mod liveness_tests;
 #[cfg(test)]
 mod tests;

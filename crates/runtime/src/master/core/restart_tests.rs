@@ -2,34 +2,16 @@
 //! must rebuild exactly the jobs, ids, outputs and held jobs of the master
 //! that wrote it.
 
+use super::fixtures::{self, alice, map_done, reg};
 use super::*;
 use crate::proto::{JobSetEntry, JobSetRequest};
 
 fn settings(sched: &str) -> MasterSettings {
     MasterSettings {
-        workers: 2,
         scheduler: SchedulerConfig::resolve(sched).unwrap(),
-        heartbeat: Duration::from_millis(100),
-        worker_timeout: Duration::from_secs(60),
-        replication: 2,
-        sort_buffer: 1 << 20,
         max_attempts: 2,
-        reduce_slowstart: 1.0,
-        seed: 3,
         unified_slots: true,
-        ..Default::default()
-    }
-}
-
-fn reg(name: &str) -> Register {
-    Register {
-        name: name.into(),
-        rack: "r".into(),
-        map_slots: 2,
-        reduce_slots: 1,
-        addr: format!("http://{name}"),
-        outputs: Vec::new(),
-        blocks: Vec::new(),
+        ..fixtures::settings()
     }
 }
 
@@ -48,13 +30,6 @@ fn back(c: &Core, name: &str) -> Register {
     Register {
         blocks,
         ..reg(name)
-    }
-}
-
-fn alice() -> User {
-    User {
-        name: "alice".into(),
-        admin: false,
     }
 }
 
@@ -97,13 +72,7 @@ fn round(c: &mut Core, w: &mut [Fake]) -> bool {
             if l.reduce.is_some() {
                 f.reports.push(Report::CopyDone { key: l.key.clone() });
             } else {
-                f.reports.push(Report::MapDone {
-                    key: l.key,
-                    outputs: Vec::new(),
-                    read: ReadFrom::Local,
-                    input_bytes: 10,
-                    blocks: Vec::new(),
-                });
+                f.reports.push(map_done(l.key));
             }
         }
         for k in r.computes {
@@ -254,13 +223,7 @@ fn every_record_kind_replays_to_the_same_state_once_twice_duplicated_and_from_ev
                     error: "disk on fire".into(),
                 }
             } else {
-                Report::MapDone {
-                    key: l.key,
-                    outputs: Vec::new(),
-                    read: ReadFrom::Local,
-                    input_bytes: 10,
-                    blocks: Vec::new(),
-                }
+                map_done(l.key)
             });
         }
         run_all(&mut c, &mut w);

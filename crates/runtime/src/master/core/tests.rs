@@ -2,39 +2,13 @@
 //! register / heartbeat reports, and a reopened journal must rebuild the
 //! same jobs, files and failure counts.
 
+use super::fixtures::{self, alice, map_done, reg};
 use super::*;
 
 fn settings() -> MasterSettings {
     MasterSettings {
-        workers: 2,
-        scheduler: SchedulerConfig::resolve("fifo").unwrap(),
-        heartbeat: Duration::from_millis(100),
-        worker_timeout: Duration::from_secs(60),
-        replication: 2,
-        sort_buffer: 1 << 20,
         max_attempts: 2,
-        reduce_slowstart: 1.0,
-        seed: 3,
-        ..Default::default()
-    }
-}
-
-fn reg(name: &str) -> Register {
-    Register {
-        name: name.into(),
-        rack: "r".into(),
-        map_slots: 2,
-        reduce_slots: 1,
-        addr: format!("http://{name}"),
-        outputs: Vec::new(),
-        blocks: Vec::new(),
-    }
-}
-
-fn alice() -> User {
-    User {
-        name: "alice".into(),
-        admin: false,
+        ..fixtures::settings()
     }
 }
 
@@ -80,13 +54,7 @@ fn drive(c: &mut Core, w: &mut [Fake], fail_maps: bool) {
                         error: "disk on fire".into(),
                     });
                 } else {
-                    f.reports.push(Report::MapDone {
-                        key: l.key,
-                        outputs: Vec::new(),
-                        read: ReadFrom::Local,
-                        input_bytes: 10,
-                        blocks: Vec::new(),
-                    });
+                    f.reports.push(map_done(l.key));
                 }
             }
             for k in r.computes {
