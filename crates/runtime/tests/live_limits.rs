@@ -24,6 +24,26 @@ fn bounded(workers: u32) -> MasterSettings {
     s
 }
 
+/// `POST /api/dfs/files` as Alice: start uploading `name`.
+async fn start_upload(
+    http: &reqwest::Client,
+    url: &str,
+    name: &str,
+    replication: u32,
+    block_size: u64,
+) -> reqwest::Response {
+    http.post(format!("{url}/api/dfs/files"))
+        .bearer_auth(ALICE)
+        .json(&CreateFile {
+            name: name.into(),
+            replication,
+            block_size: Some(block_size),
+        })
+        .send()
+        .await
+        .unwrap()
+}
+
 async fn error_of(r: reqwest::Response) -> (u16, String) {
     let status = r.status().as_u16();
     let body: ErrorBody = r.json().await.expect("a JSON error body");
@@ -60,17 +80,8 @@ async fn oversized_bodies_are_refused_with_413_and_the_limit() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 413);
     // A block over its upload's block size plus the 1 MiB slack.
-    let id: u64 = http
-        .post(format!("{}/api/dfs/files", c.url))
-        .bearer_auth(ALICE)
-        .json(&CreateFile {
-            name: "f".into(),
-            replication: 1,
-            block_size: Some(4096),
-        })
-        .send()
+    let id: u64 = start_upload(&http, &c.url, "f", 1, 4096)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -94,17 +105,7 @@ async fn oversized_bodies_are_refused_with_413_and_the_limit() {
         .unwrap();
     assert!(r.status().is_success());
     // A block size over the master's block limit is refused up front.
-    let r = http
-        .post(format!("{}/api/dfs/files", c.url))
-        .bearer_auth(ALICE)
-        .json(&CreateFile {
-            name: "g".into(),
-            replication: 1,
-            block_size: Some(2 << 30),
-        })
-        .send()
-        .await
-        .unwrap();
+    let r = start_upload(&http, &c.url, "g", 1, 2 << 30).await;
     let (status, msg) = error_of(r).await;
     assert_eq!(status, 400);
     assert!(msg.contains("--max-block-bytes"), "{msg}");
@@ -167,17 +168,8 @@ async fn an_abandoned_upload_is_aborted_and_leaves_nothing_behind() {
     let c = TestCluster::start_with(bounded(2), None).await;
     put(&c.alice, "kept", &corpus(200), 1024).await;
     let http = reqwest::Client::new();
-    let id: u64 = http
-        .post(format!("{}/api/dfs/files", c.url))
-        .bearer_auth(ALICE)
-        .json(&CreateFile {
-            name: "half".into(),
-            replication: 2,
-            block_size: Some(4096),
-        })
-        .send()
+    let id: u64 = start_upload(&http, &c.url, "half", 2, 4096)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
