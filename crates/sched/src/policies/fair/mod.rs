@@ -849,17 +849,18 @@ impl Scheduler for FairScheduler {
     }
 
     /// With nothing pending, a heartbeat only brings the lazy state up to
-    /// date (`refresh`): it matters while something is dirty, a demand
-    /// change once the update interval has passed, and the time it records
-    /// while disk-space refusals wait for a timer. Delay scheduling's
-    /// heartbeat clock matters only for `heartbeat_gaps` waits, which take
-    /// every heartbeat anyway (`needs_every_heartbeat`).
+    /// date (`refresh`): it matters while capacity or the pool structure
+    /// changed (shares are recomputed at once), a demand change once the
+    /// update interval has passed, and the time it records while disk-space
+    /// refusals wait for a timer. Jobs whose counts changed (`dirty`) do not
+    /// make it matter: syncing a job copies its current counts into the
+    /// tree, so syncing later, at the next heartbeat that refreshes, leaves
+    /// the same tree (with preemption on, `on_event` syncs at once, since
+    /// starvation clocks read the time). Delay scheduling's heartbeat clock
+    /// matters only for `heartbeat_gaps` waits, which take every heartbeat
+    /// anyway (`needs_every_heartbeat`).
     fn idle_heartbeats(&self) -> crate::IdleBeats {
-        if self.capacity_dirty
-            || self.structure_dirty
-            || !self.dirty.is_empty()
-            || self.space.has_pending()
-        {
+        if self.capacity_dirty || self.structure_dirty || self.space.has_pending() {
             return crate::IdleBeats::Always;
         }
         match (self.demand_dirty, self.last_update) {
