@@ -1041,16 +1041,16 @@ impl Core<'_> {
     fn restore_beats(&mut self) {
         if self.beats_frozen {
             self.beats_frozen = false;
-            while let Some(o) = self.beat_heap.peek_order() {
-                if o > self.current {
-                    break;
-                }
-                let (_, seq, n) = self.beat_heap.pop_with_seq().expect("peeked");
+            // Each node's own bookkeeping: the order they are taken in
+            // does not matter.
+            let mut passed = std::mem::take(&mut self.beat_heap);
+            passed.pop_through(self.current, |_, seq, n| {
                 if self.is_live(n, seq) {
                     self.set_queued(n, false);
                     self.next_k[n.idx()] += 1;
                 }
-            }
+            });
+            self.beat_heap = passed;
         }
         if self.cohorts_aside {
             self.cohorts_aside = false;

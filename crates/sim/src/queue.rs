@@ -139,6 +139,70 @@ impl<T> EventQueue<T> {
         self.free.clear();
     }
 
+    /// Remove every event at or before `cut` (a `(time, sequence)`),
+    /// handing each to `f` as `(time, sequence, v)`, in no particular order.
+    /// A few are popped one by one; once they are more than a sixteenth of
+    /// the queue, the rest go in one pass over the keys and the heap is
+    /// rebuilt (Floyd), cheaper than a pop each. Keys are unique, so later
+    /// pops come out in the same order either way.
+    pub fn pop_through(&mut self, cut: (u64, u64), mut f: impl FnMut(u64, u64, T)) {
+        for _ in 0..self.keys.len() / 16 + 1 {
+            match self.peek_order() {
+                Some(o) if o <= cut => {
+                    let (t, seq, v) = self.pop_with_seq().expect("peeked");
+                    f(t, seq, v);
+                }
+                _ => return,
+            }
+        }
+        let mut kept = 0;
+        for i in 0..self.keys.len() {
+            let k = self.keys[i];
+            let (t, seq) = order_of(k);
+            if (t, seq) <= cut {
+                let slot = (k & SLOT_MASK) as u32;
+                let v = self.vals[slot as usize]
+                    .take()
+                    .expect("queued slot holds a value");
+                self.free.push(slot);
+                f(t, seq, v);
+            } else {
+                self.keys[kept] = k;
+                kept += 1;
+            }
+        }
+        self.keys.truncate(kept);
+        for i in (0..kept.div_ceil(4)).rev() {
+            self.sift_down(i);
+        }
+    }
+
+    /// Move the key at `i` down to its place below.
+    fn sift_down(&mut self, mut i: usize) {
+        let keys = &mut self.keys[..];
+        let n = keys.len();
+        let key = keys[i];
+        loop {
+            let c = 4 * i + 1;
+            if c >= n {
+                break;
+            }
+            let end = (c + 4).min(n);
+            let mut m = c;
+            for j in c + 1..end {
+                if keys[j] < keys[m] {
+                    m = j;
+                }
+            }
+            if keys[m] >= key {
+                break;
+            }
+            keys[i] = keys[m];
+            i = m;
+        }
+        keys[i] = key;
+    }
+
     /// The earliest event and its time.
     pub fn pop(&mut self) -> Option<(u64, T)> {
         self.pop_with_seq().map(|(t, _, v)| (t, v))
@@ -257,6 +321,46 @@ mod tests {
         assert!(b.is_empty() && b.pop().is_none());
         b.push_seq(1, 8, "z");
         assert_eq!(b.pop_with_seq(), Some((1, 8, "z")));
+    }
+
+    /// Removing every event up to a cut, one by one or in one pass, leaves
+    /// a queue that pops the rest in the same order as a sorted reference.
+    #[test]
+    fn pop_through_takes_exactly_the_events_up_to_the_cut() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for round in 0..200u64 {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            let n = rng.random_range(0..400u64);
+            for i in 0..n {
+                let t = rng.random_range(0..50u64);
+                q.push_seq(t, round * 1000 + i + 1, i);
+                reference.insert((t, round * 1000 + i + 1, i));
+            }
+            let cut = (
+                rng.random_range(0..60u64),
+                rng.random_range(0..(round + 1) * 1000),
+            );
+            let mut taken = Vec::new();
+            q.pop_through(cut, |t, s, v| taken.push((t, s, v)));
+            taken.sort();
+            let want: Vec<_> = reference
+                .iter()
+                .copied()
+                .filter(|&(t, s, _)| (t, s) <= cut)
+                .collect();
+            assert_eq!(taken, want);
+            let mut rest = Vec::new();
+            while let Some(x) = q.pop_with_seq() {
+                rest.push(x);
+            }
+            let want: Vec<_> = reference
+                .iter()
+                .copied()
+                .filter(|&(t, s, _)| (t, s) > cut)
+                .collect();
+            assert_eq!(rest, want);
+        }
     }
 
     /// A simulation-like mix: after each pop, events at the same instant
