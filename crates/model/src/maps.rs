@@ -77,6 +77,16 @@ impl MapSpecs {
         }
     }
 
+    /// `Some(d)` when map `i` reads block `i` of dataset `d`, for every
+    /// `i` (the compact form): a reader may then go through the dataset's
+    /// blocks in order instead of map by map.
+    pub fn whole_dataset(&self) -> Option<DatasetId> {
+        match &self.0 {
+            Repr::Blocks { dataset, .. } => Some(*dataset),
+            Repr::List(_) => None,
+        }
+    }
+
     /// The first map.
     pub fn first(&self) -> Option<MapSpec> {
         self.get(0)

@@ -23,7 +23,8 @@ use crate::node::NodeState;
 use crate::slab::AttemptSlab;
 use mrsched_model::cost;
 use mrsched_model::{
-    AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, MapSpec, NodeId, TaskKind, Time,
+    AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, MapSpec, MapSpecs, NodeId, TaskKind,
+    Time,
 };
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
@@ -1467,35 +1468,19 @@ impl ClusterState {
                 None => nodata.push(t as u32),
             }
         }
+        // The rows are built straight from the replica lists, listed twice
+        // (count, then fill) rather than through a list of pairs: a job of
+        // millions of maps would need tens of MB for that list.
         let (cluster, blocks) = (&self.cluster, &self.blocks);
-        // The rows are built straight from the replica lists, visited
-        // twice (count, then fill) rather than through a list of pairs: a
-        // job of millions of maps would need tens of MB for that list.
-        let by_node = |f: &mut dyn FnMut(u32, u32)| {
-            for (t, m) in maps.iter().enumerate().rev() {
-                if let Some(b) = m.block {
-                    for &n in blocks.replicas(b) {
-                        f(n.0, t as u32);
-                    }
-                }
-            }
-        };
-        let by_rack = |f: &mut dyn FnMut(u32, u32)| {
-            for (t, m) in maps.iter().enumerate().rev() {
-                if let Some(b) = m.block {
-                    let reps = blocks.replicas(b);
-                    for (i, &n) in reps.iter().enumerate() {
-                        // Replicas 2 and 3 usually share a rack: list the task once per rack.
-                        let r = cluster.rack_of(n);
-                        if !reps[..i].iter().any(|x| cluster.rack_of(*x) == r) {
-                            f(r.0, t as u32);
-                        }
-                    }
-                }
-            }
-        };
-        let nodes = crate::index::Rows::build_from(cluster.nodes.len(), &by_node);
-        let racks = crate::index::Rows::build_from(cluster.racks.len(), &by_rack);
+        let nodes = crate::index::Rows::build_from(cluster.nodes.len(), &ByNode { maps, blocks });
+        let racks = crate::index::Rows::build_from(
+            cluster.racks.len(),
+            &ByRack {
+                maps,
+                blocks,
+                cluster,
+            },
+        );
         let mut idx = jm.index.borrow_mut();
         idx.nodes = nodes;
         idx.racks = racks;
@@ -1775,3 +1760,58 @@ impl ClusterState {
 
 #[cfg(test)]
 mod tests;
+
+/// Each map of a job with data, last first, with its block's replicas.
+fn replicas_by_task(maps: &MapSpecs, blocks: &BlockMap, mut f: impl FnMut(u32, &[NodeId])) {
+    // A job reading one dataset whole: its blocks in order, without a map
+    // record and a dataset lookup per map.
+    if let Some(d) = maps.whole_dataset().and_then(|d| blocks.dataset(d)) {
+        for t in (0..maps.len()).rev() {
+            f(t as u32, d.replicas(t as u32));
+        }
+        return;
+    }
+    for (t, m) in maps.iter().enumerate().rev() {
+        if let Some(b) = m.block {
+            f(t as u32, blocks.replicas(b));
+        }
+    }
+}
+
+/// A job's `(node, task)` pairs: each map with each node holding a replica
+/// of its block.
+struct ByNode<'a> {
+    maps: &'a MapSpecs,
+    blocks: &'a BlockMap,
+}
+
+impl crate::index::Pairs for ByNode<'_> {
+    fn each(&self, mut f: impl FnMut(u32, u32)) {
+        replicas_by_task(self.maps, self.blocks, |t, reps| {
+            for &n in reps {
+                f(n.0, t);
+            }
+        });
+    }
+}
+
+/// A job's `(rack, task)` pairs: each map once per rack holding a replica.
+struct ByRack<'a> {
+    maps: &'a MapSpecs,
+    blocks: &'a BlockMap,
+    cluster: &'a Cluster,
+}
+
+impl crate::index::Pairs for ByRack<'_> {
+    fn each(&self, mut f: impl FnMut(u32, u32)) {
+        replicas_by_task(self.maps, self.blocks, |t, reps| {
+            for (i, &n) in reps.iter().enumerate() {
+                // Replicas 2 and 3 usually share a rack: list the task once per rack.
+                let r = self.cluster.rack_of(n);
+                if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
+                    f(r.0, t);
+                }
+            }
+        });
+    }
+}

@@ -17,8 +17,21 @@
 use mrsched_model::{NodeId, RackId};
 use rustc_hash::FxHashMap;
 
-/// Hands every `(key, task)` pair of an index to the function it is given.
-pub(crate) type PairVisitor<'a> = dyn Fn(&mut dyn FnMut(u32, u32)) + 'a;
+/// Lists every `(key, task)` pair of an index, in decreasing task order.
+/// A trait with a generic method rather than a visitor behind a pointer:
+/// the pairs of a job with millions of maps cost one inlined loop.
+pub(crate) trait Pairs {
+    /// Hand every pair to `f`; the same pairs every time.
+    fn each(&self, f: impl FnMut(u32, u32));
+}
+
+impl Pairs for [(u32, u32)] {
+    fn each(&self, mut f: impl FnMut(u32, u32)) {
+        for &(k, t) in self {
+            f(k, t)
+        }
+    }
+}
 
 /// Stacks of task indices keyed by a dense id, in one array.
 #[derive(Debug, Default)]
@@ -37,21 +50,16 @@ impl Rows {
     /// the number of keys. Within a key, tasks come out lowest first.
     #[cfg(test)]
     pub(crate) fn build(keys: usize, pairs: &[(u32, u32)]) -> Rows {
-        Rows::build_from(keys, &|f: &mut dyn FnMut(u32, u32)| {
-            for &(k, t) in pairs {
-                f(k, t)
-            }
-        })
+        Rows::build_from(keys, pairs)
     }
 
-    /// [`Rows::build`] from a visitor that hands every pair, in decreasing
-    /// task order, to the function it is given; it is called twice (count,
-    /// then fill), and must hand the same pairs both times.
-    pub(crate) fn build_from(keys: usize, pairs: &PairVisitor<'_>) -> Rows {
+    /// [`Rows::build`] from the pairs `pairs` lists, in decreasing task
+    /// order; they are listed twice (count, then fill).
+    pub(crate) fn build_from(keys: usize, pairs: &(impl Pairs + ?Sized)) -> Rows {
         let mut count = vec![0u32; keys + 1];
         let mut bits = vec![0u64; keys.div_ceil(64)];
         let mut total = 0usize;
-        pairs(&mut |k, _| {
+        pairs.each(|k, _| {
             count[k as usize + 1] += 1;
             bits[k as usize / 64] |= 1 << (k % 64);
             total += 1;
@@ -67,7 +75,7 @@ impl Rows {
         let mut data = vec![0u32; total];
         // Pairs arrive in decreasing task order, so each row fills up to
         // the lowest task on its top.
-        pairs(&mut |k, t| {
+        pairs.each(|k, t| {
             let k = k as usize;
             data[fill[k] as usize] = t;
             fill[k] += 1;
