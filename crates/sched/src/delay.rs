@@ -124,6 +124,9 @@ pub struct DelayScheduler {
     jobs: JobTable,
     skipped: Vec<JobId>,
     last_heartbeat: Option<Time>,
+    /// Bumped by every change of a job's level, episode or mode (not by
+    /// skips that leave them as they were): see [`DelayScheduler::epoch`].
+    epoch: u64,
 }
 
 impl DelayScheduler {
@@ -135,6 +138,7 @@ impl DelayScheduler {
             jobs: JobTable::default(),
             skipped: Vec::new(),
             last_heartbeat: None,
+            epoch: 0,
         }
     }
 
@@ -181,12 +185,14 @@ impl DelayScheduler {
 
     /// Forget a job (it ended).
     pub fn forget(&mut self, job: JobId) {
+        self.epoch += 1;
         self.jobs.remove(&job);
     }
 
     /// Set the waits of one job (IO-rate biasing by job class, seed 002
     /// §4.3.2). A job's own `locality_wait_s` still takes precedence.
     pub fn set_job_mode(&mut self, job: JobId, mode: DelayMode) {
+        self.epoch += 1;
         let d = self.jobs.entry(job);
         d.mode = Some(mode);
         d.resolved = None;
@@ -197,6 +203,7 @@ impl DelayScheduler {
     /// job's spec on every heartbeat. Call after any `set_job_mode`.
     pub fn admit(&mut self, st: &ClusterState, job: JobId) {
         let m = self.job_mode(st, job);
+        self.epoch += 1;
         self.jobs.entry(job).resolved = Some(m);
     }
 
@@ -293,6 +300,7 @@ impl DelayScheduler {
             if let Some(d) = self.jobs.get_mut(&job) {
                 d.since = None;
             }
+            self.epoch += 1;
             return None;
         }
         match st.find_map_task(job, node, self.allowed_level(st, job)) {
@@ -319,6 +327,7 @@ impl DelayScheduler {
     /// (seed 002 §4.2).
     pub fn launched_at(&mut self, job: JobId, loc: Locality, _now: Time, satisfied: bool) {
         let clock = self.clock;
+        self.epoch += 1;
         let d = self.jobs.entry(job);
         d.level = loc.level();
         d.skips = 0;
@@ -350,10 +359,37 @@ impl DelayScheduler {
         d.skips = d.skips.saturating_add(1);
         if d.since.is_none() {
             d.since = Some(now);
+            self.epoch += 1;
         }
         if !d.skipped {
             d.skipped = true;
             self.skipped.push(job);
+        }
+    }
+
+    /// Changes whenever a job's level, waiting episode or mode changes.
+    /// Skips that find a job's episode already started leave it as it was:
+    /// they count only for skip-count waits and heartbeat-gap clocks.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Until when `job` may launch node-local tasks only and a skip
+    /// changes nothing that can be seen: a time-based wait on the
+    /// [`WaitClock::SinceStarved`] clock, at level 0, in an episode begun at
+    /// `since`, which allows rack-local tasks from `since + T1`. `None`
+    /// otherwise (or once that time is reached).
+    pub fn node_only_until(&self, job: JobId, now: Time) -> Option<Time> {
+        if self.clock != WaitClock::SinceStarved {
+            return None;
+        }
+        let d = self.jobs.get(&job)?;
+        match (d.resolved?, d.since) {
+            (DelayMode::Wait { node, .. }, Some(since)) if d.level == 0 => {
+                let until = since + node;
+                (now < until).then_some(until)
+            }
+            _ => None,
         }
     }
 

@@ -196,6 +196,13 @@ pub struct FairScheduler {
     declared_pools_only: bool,
     tree: Tree,
     delay: DelayScheduler,
+    /// The last map walk that found nothing for a node, if it may stand
+    /// for the next ones ([`IdleWalk`]).
+    idle_walk: Option<IdleWalk>,
+    /// Whether `idle_walk` is used (tests turn it off to compare).
+    idle_walks_on: bool,
+    /// Map walks `idle_walk` stood for.
+    idle_walk_hits: u64,
     class_waits: BTreeMap<String, DelayMode>,
     needs_beats: bool,
     preempt: Preemptor,
@@ -351,6 +358,9 @@ impl FairScheduler {
             declared_pools_only: o.declared_pools_only,
             tree,
             delay,
+            idle_walk: None,
+            idle_walks_on: true,
+            idle_walk_hits: 0,
             class_waits,
             needs_beats,
             preempt,
@@ -386,6 +396,14 @@ impl FairScheduler {
         self.tree
             .pool(path)
             .map(|p| self.tree.nodes[p as usize].share)
+    }
+
+    /// The same scheduler walking the tree at every heartbeat, without
+    /// the [`IdleWalk`] shortcut (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn without_idle_walks(mut self) -> FairScheduler {
+        self.idle_walks_on = false;
+        self
     }
 
     /// Bring counts, capacities and shares up to date.
@@ -665,10 +683,25 @@ impl FairScheduler {
                 }
             }
         }
+        // Without preemption (its reservations come first, above).
+        if let Some(w) = &self.idle_walk {
+            if w.tree_epoch == self.tree.epoch()
+                && w.delay_epoch == self.delay.epoch()
+                && now < w.until
+                && !w.jobs.iter().any(|&j| st.may_have_local_map(j, node))
+            {
+                self.idle_walk_hits += 1;
+                return None;
+            }
+        }
         let Self {
             tree, delay, space, ..
         } = self;
         let mut refused: Option<JobId> = None;
+        // Whether every job visited waits for node-local data with its
+        // episode started (`IdleWalk`), and until when.
+        let mut idle: Option<(Time, Vec<JobId>)> =
+            (self.idle_walks_on && !self.preempt.cfg.enabled).then(|| (Time(u64::MAX), Vec::new()));
         let found = tree.walk(0, MAP, &mut |i| {
             let n = &tree.nodes[i as usize];
             let j = n.job?;
@@ -688,11 +721,29 @@ impl FairScheduler {
                     // touch the job itself on this hot path).
                     if n.pending[MAP] > 0 {
                         delay.skip_at(j, now);
+                        if let Some((until, jobs)) = &mut idle {
+                            match delay.node_only_until(j, now) {
+                                Some(u) => {
+                                    *until = (*until).min(u);
+                                    jobs.push(j);
+                                }
+                                None => idle = None,
+                            }
+                        }
                     }
                     None
                 }
             }
         });
+        self.idle_walk = match (&found, refused, idle) {
+            (None, None, Some((until, jobs))) if !jobs.is_empty() => Some(IdleWalk {
+                tree_epoch: self.tree.epoch(),
+                delay_epoch: self.delay.epoch(),
+                until,
+                jobs,
+            }),
+            _ => None,
+        };
         if let Some(j) = refused {
             let retry = self.heartbeat;
             self.space.refused(st, node, j, retry);
@@ -746,6 +797,23 @@ impl FairScheduler {
         self.launched(j);
         Some(Launch::reduce(j, t))
     }
+}
+
+/// A map walk that visited jobs all waiting for node-local data, found
+/// none on its node, and changed nothing by skipping them (delay
+/// scheduling's `SinceStarved` clock, every episode already started).
+/// While the tree's orders and the jobs' delay states stay as they were
+/// (the epochs) and before the first of them may go rack-local
+/// (`until`), a walk for another node visits the same jobs with the same
+/// allowed level, so it finds nothing unless one of them has data there:
+/// one bit per job tells, instead of the walk. This is most heartbeats of
+/// a cluster whose few pending jobs wait for locality (seed 002 §4).
+#[derive(Clone, Debug)]
+struct IdleWalk {
+    tree_epoch: u64,
+    delay_epoch: u64,
+    until: Time,
+    jobs: Vec<JobId>,
 }
 
 /// Slots the scheduler shares, per kind: live nodes' map slots, and their

@@ -304,6 +304,34 @@ fn delay_scheduling_skips_jobs_without_local_data() {
 }
 
 #[test]
+fn a_walk_that_found_nothing_stands_for_the_next_nodes_until_the_wait_ends() {
+    // Eight nodes on two racks; job a's two blocks are on node 0 only.
+    let text = "[[nodes]]\ncount = 8\nracks = 2\nmap_slots = 1\nreduce_slots = 1\n";
+    let mut st = state_with(text, &[vec![0], vec![0]]);
+    let c = st.cluster().clone();
+    let mut s = from_toml("delay = \"wait\"\nlocality_wait_s = [5, 5]\n", &c).unwrap();
+    let a = submit(&mut st, &mut s, data_job(2, 0));
+    // Node 1's walk skips a (its episode starts) and finds nothing; nodes 2
+    // to 7 have no data of a either: no walk, nothing launched.
+    for n in 1..8 {
+        assert!(beat(&mut st, &mut s, n).is_empty());
+    }
+    assert_eq!(s.idle_walk_hits, 6);
+    // Node 0 holds a's data: the bit sends it down the walk, which launches.
+    assert_eq!(beat(&mut st, &mut s, 0), vec![Launch::map(a, 0)]);
+    // The launch changed a's delay state: the next node walks again, and
+    // its empty walk stands for the others.
+    assert!(beat(&mut st, &mut s, 2).is_empty());
+    assert!(beat(&mut st, &mut s, 4).is_empty());
+    assert_eq!(s.idle_walk_hits, 7);
+    // Once a may go rack-local (5 s after its episode began) the shortcut
+    // no longer holds: node 2 (rack 0, with node 0) gets the other map.
+    st.advance_to(Time::from_secs(5));
+    assert_eq!(beat(&mut st, &mut s, 2), vec![Launch::map(a, 1)]);
+    assert_eq!(s.idle_walk_hits, 7);
+}
+
+#[test]
 fn copy_compute_splitting_lets_a_second_job_reduce() {
     let text = "reduce_slowstart = 0.0\n[[nodes]]\ncount = 1\nmap_slots = 1\nreduce_slots = 1\nmax_reducers = 3\n";
     let mut st = state_with(text, &[vec![0], vec![0]]);
@@ -481,7 +509,80 @@ fn presets_behave_as_named() {
 
 mod props {
     use super::*;
+    use mrsched_model::{BlockRef, DatasetId, MapSpec};
     use proptest::prelude::*;
+
+    proptest! {
+        // Cheap cases; enough of them that a pool rejoining its order
+        // between two heartbeats comes up every run.
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The idle-walk shortcut changes no decision: a scheduler with it
+        /// and one walking at every heartbeat, driven through the same
+        /// arrivals, heartbeats and task ends, launch the same tasks.
+        #[test]
+        fn idle_walks_change_no_decision(
+            reps in proptest::collection::vec(proptest::collection::vec(0u32..8, 1..3), 24),
+            jobs in proptest::collection::vec((proptest::collection::vec(0u32..24, 1..6), 0u64..20, 0u32..3), 1..6),
+            ops in proptest::collection::vec((0u32..8, 0u64..2500, proptest::option::of(0u32..8)), 20..150),
+            waits in (0u64..6, 0u64..6),
+        ) {
+            let text = "[[nodes]]\ncount = 8\nracks = 2\nmap_slots = 2\nreduce_slots = 1\n";
+            // User u0's pool may run two maps at most: it leaves and
+            // rejoins the order as its tasks end.
+            let opts = format!(
+                "delay = \"wait\"\nlocality_wait_s = [{}, {}]\n[pools.u0]\nmax_maps = 2\n",
+                waits.0, waits.1
+            );
+            let mut runs: Vec<(ClusterState, FairScheduler)> = [true, false]
+                .into_iter()
+                .map(|on| {
+                    let st = state_with(text, &reps);
+                    let s = from_toml(&opts, st.cluster()).unwrap();
+                    (st, if on { s } else { s.without_idle_walks() })
+                })
+                .collect();
+            let mut arrivals: Vec<_> = jobs.iter().enumerate().collect();
+            arrivals.sort_by_key(|(i, (_, at, _))| (*at, *i));
+            let mut next = 0;
+            let mut now_ms = 0;
+            for (node, dt, finish) in ops {
+                now_ms += dt;
+                let mut launched = Vec::new();
+                for (st, s) in runs.iter_mut() {
+                    st.advance_to(Time(now_ms * 1000));
+                    let mut k = next;
+                    while let Some((_, (blocks, at, user))) = arrivals.get(k) {
+                        if at * 1000 > now_ms {
+                            break;
+                        }
+                        let mut j = data_job(0, 0);
+                        j.user = format!("u{user}");
+                        j.maps = blocks
+                            .iter()
+                            .map(|&b| MapSpec {
+                                block: Some(BlockRef { dataset: DatasetId(0), index: b }),
+                                input_mb: 64.0,
+                                time: None,
+                            })
+                            .collect();
+                        submit(st, s, j);
+                        k += 1;
+                    }
+                    if let Some(f) = finish {
+                        let first = st.attempts_on(NodeId(f)).map(|a| a.id).next();
+                        if let Some(a) = first {
+                            st.finish_map(a).unwrap();
+                            pump(st, s);
+                        }
+                    }
+                    launched.push(beat(st, s, node));
+                }
+                next = arrivals.partition_point(|(_, (_, at, _))| at * 1000 <= now_ms);
+                prop_assert_eq!(&launched[0], &launched[1], "at {} ms, node {}", now_ms, node);
+            }
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]

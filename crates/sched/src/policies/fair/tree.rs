@@ -150,6 +150,9 @@ pub struct Tree {
     by_pool: FxHashMap<String, u32>,
     order: Order,
     rule: ShareRule,
+    /// Bumped whenever a child joins or leaves an order (`ready`): while
+    /// it stays put, a walk visits the same jobs.
+    epoch: u64,
 }
 
 impl Tree {
@@ -162,7 +165,14 @@ impl Tree {
             by_pool: FxHashMap::default(),
             order,
             rule: ShareRule::Hfs,
+            epoch: 0,
         }
+    }
+
+    /// Changes whenever some child joins or leaves an order: two walks in
+    /// the same epoch visit the same jobs (maybe in another order).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// Use `rule` to split shares (HFS's by default).
@@ -375,6 +385,9 @@ impl Tree {
             let new = self.eligible(i, k).then(|| self.key_of(i, k));
             let old = self.nodes[i as usize].key[k];
             if new != old {
+                if new.is_some() != old.is_some() {
+                    self.epoch += 1;
+                }
                 self.nodes[parent as usize].ready[k].replace(old, new);
                 self.nodes[i as usize].key[k] = new;
             }
@@ -410,6 +423,9 @@ impl Tree {
         for k in 0..2 {
             for &c in &kids {
                 let key = self.eligible(c, k).then(|| self.key_of(c, k));
+                if key.is_some() != self.nodes[c as usize].key[k].is_some() {
+                    self.epoch += 1;
+                }
                 self.nodes[c as usize].key[k] = key;
             }
             let mut ready = std::mem::take(&mut self.nodes[i as usize].ready[k]);
