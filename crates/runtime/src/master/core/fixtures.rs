@@ -6,7 +6,7 @@ use super::*;
 
 /// Two workers, FIFO, 100 ms heartbeats, a minute's silence before a worker
 /// is lost, 2 replicas, a 1 MB sort buffer, reduces after every map.
-pub(super) fn settings() -> MasterSettings {
+pub(crate) fn settings() -> MasterSettings {
     MasterSettings {
         workers: 2,
         heartbeat: Duration::from_millis(100),
@@ -21,7 +21,7 @@ pub(super) fn settings() -> MasterSettings {
 
 /// Worker `name` on rack `r`, 2 map slots and 1 reduce slot, holding
 /// nothing.
-pub(super) fn reg(name: &str) -> Register {
+pub(crate) fn reg(name: &str) -> Register {
     Register {
         name: name.into(),
         rack: "r".into(),

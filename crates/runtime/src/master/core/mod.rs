@@ -815,7 +815,7 @@ fn not_formed() -> ApiError {
 }
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 #[cfg(test)]
 mod liveness_tests;
 #[cfg(test)]

@@ -89,17 +89,11 @@ fn value(s: &prometheus_parse::Scrape, name: &str, labels: &[(&str, &str)]) -> f
 }
 
 fn open(path: &std::path::Path) -> Core {
+    // The master core tests' settings, under the Fair Scheduler.
     let settings = crate::master::core::MasterSettings {
-        workers: 2,
         scheduler: mrsched_sched::SchedulerConfig::resolve("fair").unwrap(),
-        heartbeat: Duration::from_millis(100),
-        worker_timeout: Duration::from_secs(60),
-        replication: 2,
-        sort_buffer: 1 << 20,
         max_attempts: 4,
-        reduce_slowstart: 1.0,
-        seed: 3,
-        ..Default::default()
+        ..crate::master::core::fixtures::settings()
     };
     Core::open(crate::journal::Journal::open(path).unwrap(), settings, None).unwrap()
 }
@@ -111,7 +105,7 @@ fn open(path: &std::path::Path) -> Core {
 #[test]
 fn scrapes_agree_with_the_pools_view_and_replays() {
     use crate::master::core::{BlockMeta, User};
-    use crate::proto::{Heartbeat, ReadFrom, Register, Report};
+    use crate::proto::{Heartbeat, ReadFrom, Report};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.redb");
     let mut c = open(&path);
@@ -123,15 +117,7 @@ fn scrapes_agree_with_the_pools_view_and_replays() {
     let mut sessions = Vec::new();
     for name in ["a", "b"] {
         let r = c
-            .register(Register {
-                name: name.into(),
-                rack: "r".into(),
-                map_slots: 2,
-                reduce_slots: 1,
-                addr: format!("http://{name}"),
-                outputs: Vec::new(),
-                blocks: Vec::new(),
-            })
+            .register(crate::master::core::fixtures::reg(name))
             .unwrap();
         sessions.push((r.node, r.session));
     }
