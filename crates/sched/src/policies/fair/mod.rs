@@ -198,7 +198,7 @@ pub struct FairScheduler {
     delay: DelayScheduler,
     /// The last map walk that found nothing for a node, if it may stand
     /// for the next ones ([`IdleWalk`]).
-    idle_walk: Option<IdleWalk>,
+    idle_walk: IdleWalk,
     /// Whether `idle_walk` is used (tests turn it off to compare).
     idle_walks_on: bool,
     /// Map walks `idle_walk` stood for.
@@ -358,7 +358,7 @@ impl FairScheduler {
             declared_pools_only: o.declared_pools_only,
             tree,
             delay,
-            idle_walk: None,
+            idle_walk: IdleWalk::default(),
             idle_walks_on: true,
             idle_walk_hits: 0,
             class_waits,
@@ -684,24 +684,29 @@ impl FairScheduler {
             }
         }
         // Without preemption (its reservations come first, above).
-        if let Some(w) = &self.idle_walk {
-            if w.tree_epoch == self.tree.epoch()
-                && w.delay_epoch == self.delay.epoch()
-                && now < w.until
-                && !w.jobs.iter().any(|&j| st.may_have_local_map(j, node))
-            {
-                self.idle_walk_hits += 1;
-                return None;
-            }
+        let w = &self.idle_walk;
+        if w.until.is_some_and(|until| now < until)
+            && w.tree_epoch == self.tree.epoch()
+            && w.delay_epoch == self.delay.epoch()
+            && !w.jobs.iter().any(|&j| st.may_have_local_map(j, node))
+        {
+            self.idle_walk_hits += 1;
+            return None;
         }
         let Self {
-            tree, delay, space, ..
+            tree,
+            delay,
+            space,
+            idle_walk,
+            ..
         } = self;
         let mut refused: Option<JobId> = None;
         // Whether every job visited waits for node-local data with its
-        // episode started (`IdleWalk`), and until when.
-        let mut idle: Option<(Time, Vec<JobId>)> =
-            (self.idle_walks_on && !self.preempt.cfg.enabled).then(|| (Time(u64::MAX), Vec::new()));
+        // episode started (`IdleWalk`), and until when; the jobs go in the
+        // record's own list, reused from walk to walk.
+        let mut idle: Option<Time> =
+            (self.idle_walks_on && !self.preempt.cfg.enabled).then_some(Time(u64::MAX));
+        idle_walk.jobs.clear();
         let found = tree.walk(0, MAP, &mut |i| {
             let n = &tree.nodes[i as usize];
             let j = n.job?;
@@ -721,11 +726,11 @@ impl FairScheduler {
                     // touch the job itself on this hot path).
                     if n.pending[MAP] > 0 {
                         delay.skip_at(j, now);
-                        if let Some((until, jobs)) = &mut idle {
+                        if let Some(until) = &mut idle {
                             match delay.node_only_until(j, now) {
                                 Some(u) => {
                                     *until = (*until).min(u);
-                                    jobs.push(j);
+                                    idle_walk.jobs.push(j);
                                 }
                                 None => idle = None,
                             }
@@ -735,15 +740,13 @@ impl FairScheduler {
                 }
             }
         });
-        self.idle_walk = match (&found, refused, idle) {
-            (None, None, Some((until, jobs))) if !jobs.is_empty() => Some(IdleWalk {
-                tree_epoch: self.tree.epoch(),
-                delay_epoch: self.delay.epoch(),
-                until,
-                jobs,
-            }),
+        let w = &mut self.idle_walk;
+        w.until = match (&found, refused, idle) {
+            (None, None, Some(until)) if !w.jobs.is_empty() => Some(until),
             _ => None,
         };
+        w.tree_epoch = self.tree.epoch();
+        w.delay_epoch = self.delay.epoch();
         if let Some(j) = refused {
             let retry = self.heartbeat;
             self.space.refused(st, node, j, retry);
@@ -808,11 +811,12 @@ impl FairScheduler {
 /// allowed level, so it finds nothing unless one of them has data there:
 /// one bit per job tells, instead of the walk. This is most heartbeats of
 /// a cluster whose few pending jobs wait for locality (seed 002 §4).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct IdleWalk {
     tree_epoch: u64,
     delay_epoch: u64,
-    until: Time,
+    /// `None`: the last walk may stand for none.
+    until: Option<Time>,
     jobs: Vec<JobId>,
 }
 
