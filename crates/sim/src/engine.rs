@@ -275,6 +275,10 @@ struct Core<'a> {
     /// [`Core::set_beats_aside`]).
     beats_frozen: bool,
     copy_profiles: FxHashMap<JobId, CopyProfile>,
+    /// Each running job's finished maps in the order they finished (so by
+    /// finish time), for its [`CopyProfile`]; only jobs with reduces, and
+    /// dropped for good once a map's output is lost (`None`: sort instead).
+    map_finish_order: FxHashMap<JobId, Option<Vec<u32>>>,
     copy_epoch: FxHashMap<AttemptId, u32>,
     /// Each running job's reduce partition (MB), summed over its maps once
     /// rather than at every reducer's compute phase.
@@ -310,6 +314,22 @@ struct Core<'a> {
 /// before the run is stalled: `stall_after` beyond twice the longest task
 /// of the workload (the estimate's, on the slowest node at the slowest
 /// rate).
+/// Whether `order` lists each of `0..n` exactly once.
+fn is_permutation(order: &[u32], n: usize) -> bool {
+    if order.len() != n {
+        return false;
+    }
+    let mut seen = vec![0u64; n.div_ceil(64)];
+    order.iter().all(|&i| {
+        let i = i as usize;
+        let fresh = i < n && seen[i / 64] & (1 << (i % 64)) == 0;
+        if fresh {
+            seen[i / 64] |= 1 << (i % 64);
+        }
+        fresh
+    })
+}
+
 fn running_stall_bound(cluster: &Cluster, workload: &Workload, stall_after: Time) -> Time {
     let longest = mrsched_model::estimate(cluster, workload)
         .longest_task
@@ -437,6 +457,7 @@ pub fn simulate_with_progress(
             woken: Vec::new(),
             beats_frozen: false,
             copy_profiles: FxHashMap::default(),
+            map_finish_order: FxHashMap::default(),
             copy_epoch: FxHashMap::default(),
             partitions: FxHashMap::default(),
             fail_rng: rng::stream(opts.seed, "task-failures"),
@@ -825,6 +846,9 @@ impl Hooks for Core<'_> {
             }
             StateEvent::MapOutputLost { job, .. } => {
                 self.copy_profiles.remove(job);
+                // The map finishes again later: the order is no longer one
+                // entry per map.
+                self.map_finish_order.insert(*job, None);
                 // Copies in flight must wait for the re-run map.
                 let copying: Vec<AttemptId> = st
                     .running_attempts_of(*job)
@@ -841,6 +865,7 @@ impl Hooks for Core<'_> {
             StateEvent::JobEnded(j) | StateEvent::JobRejected(j) => {
                 self.open_jobs -= 1;
                 self.copy_profiles.remove(j);
+                self.map_finish_order.remove(j);
                 self.partitions.remove(j);
                 if self.opts.release_ended_jobs {
                     self.ended.push(*j);
@@ -851,6 +876,8 @@ impl Hooks for Core<'_> {
                 // Only reducers copy: map-only runs skip the hashing.
                 if a.kind == TaskKind::Reduce {
                     self.copy_epoch.remove(&a.id);
+                } else if a.status == mrsched_state::AttemptStatus::Succeeded {
+                    self.note_maps_finished(st, a);
                 }
                 // A success frees a slot on its node, which `task_ended`
                 // offers at once (out-of-band heartbeat) before waking it.
@@ -1236,20 +1263,44 @@ impl Core<'_> {
         }
     }
 
+    /// Append a finished map attempt's tasks (its own and its riders') to
+    /// their jobs' finish orders.
+    fn note_maps_finished(&mut self, st: &ClusterState, a: &mrsched_state::Attempt) {
+        let tasks = std::iter::once((a.job, a.task)).chain(a.riders.iter().copied());
+        for (j, t) in tasks {
+            let jb = st.job(j);
+            if jb.reduces.is_empty() {
+                continue;
+            }
+            // Room for every map at once: no growth slack on a big job.
+            if let Some(order) = self
+                .map_finish_order
+                .entry(j)
+                .or_insert_with(|| Some(Vec::with_capacity(jb.maps.len())))
+            {
+                order.push(t);
+            }
+        }
+    }
+
     fn schedule_copy(&mut self, st: &ClusterState, job: JobId, a: AttemptId, start: Time) {
         if let std::collections::hash_map::Entry::Vacant(e) = self.copy_profiles.entry(job) {
             let cluster = st.cluster();
             let jb = st.job(job);
             let parts = jb.reduces.len().max(1) as f64;
-            let maps: Vec<(Time, Time)> = jb
-                .maps
-                .iter()
-                .zip(&jb.spec.maps)
-                .map(|(t, m)| {
-                    let share = cost::map_output_mb(&jb.spec, &m) / parts;
-                    (t.finish, cost::copy_time(cluster, share))
-                })
-                .collect();
+            let pair = |i: usize| {
+                let share = cost::map_output_mb(&jb.spec, &jb.spec.maps.at(i)) / parts;
+                (jb.maps[i].finish, cost::copy_time(cluster, share))
+            };
+            // In finish order when every map is listed once (the profile
+            // then skips its sort); otherwise in task order, sorted there.
+            let order = self.map_finish_order.remove(&job).flatten();
+            let maps: Vec<(Time, Time)> = match order {
+                Some(order) if is_permutation(&order, jb.maps.len()) => {
+                    order.iter().map(|&i| pair(i as usize)).collect()
+                }
+                _ => (0..jb.maps.len()).map(pair).collect(),
+            };
             e.insert(CopyProfile::new(maps));
         }
         let overhead = st.cluster().task_overhead;
@@ -1377,5 +1428,23 @@ impl Core<'_> {
             running_jobs: st.active_jobs().len() as u32,
             intermediate_mb: st.intermediate_mb(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_permutation;
+
+    #[test]
+    fn a_finish_order_is_used_only_when_it_lists_every_map_once() {
+        assert!(is_permutation(&[2, 0, 1], 3));
+        assert!(is_permutation(&[], 0));
+        assert!(!is_permutation(&[0, 1], 3), "a map missing");
+        assert!(!is_permutation(&[0, 1, 1], 3), "a map twice");
+        assert!(!is_permutation(&[0, 1, 3], 3), "out of range");
+        assert!(!is_permutation(
+            &(0..65).chain([64]).collect::<Vec<_>>(),
+            66
+        ));
     }
 }
