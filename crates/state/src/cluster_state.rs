@@ -885,7 +885,12 @@ impl ClusterState {
             counts.pending -= 1;
             counts.running += 1;
             match kind {
-                TaskKind::Map => self.pending_maps_total -= 1,
+                TaskKind::Map => {
+                    self.pending_maps_total -= 1;
+                    if jm.map_counts.pending == 0 {
+                        jm.index.get_mut().release_maps();
+                    }
+                }
                 TaskKind::Reduce => self.launchable_reduces_total -= 1,
             }
         }

@@ -162,6 +162,18 @@ impl LocalityIndex {
         *self = LocalityIndex::default();
     }
 
+    /// Drop the map stacks: the job's last pending map launched. Lookups
+    /// stop at a job's pending count, and a map pending again goes on the
+    /// overflow stacks, which are looked at first anyway: every entry
+    /// dropped here was stale for good. A big job's stacks (tens of MB)
+    /// are freed as its map phase ends rather than with the job.
+    pub(crate) fn release_maps(&mut self) {
+        self.nodes = Rows::default();
+        self.racks = Rows::default();
+        self.any = Vec::new();
+        self.nodata = Vec::new();
+    }
+
     /// Node-local pending task on `n`.
     #[inline]
     pub(crate) fn node(&mut self, n: NodeId, pending: impl Fn(u32) -> bool) -> Option<u32> {

@@ -471,3 +471,39 @@ fn tasks_cannot_be_added_to_a_closed_job() {
     assert!(st.add_maps(j, vec![spec]).is_err());
     assert_eq!(st.job(j).maps.len(), 1);
 }
+
+#[test]
+fn stacks_freed_after_the_last_launch_still_serve_maps_pending_again() {
+    // Nodes 0,2 on rack 0; nodes 1,3 on rack 1. Blocks on 0, 2, 1.
+    let c = cluster("[[nodes]]\ncount = 4\nracks = 2\nmap_slots = 2\n");
+    let mut st = with_dataset(c, vec![vec![0], vec![2], vec![1]]);
+    let j = st.submit(data_job(3, 0));
+    st.admit(j).unwrap();
+    let a0 = st.launch(NodeId(3), &Launch::map(j, 0)).unwrap();
+    let a1 = st.launch(NodeId(3), &Launch::map(j, 1)).unwrap();
+    assert!(st.job(j).index.borrow().any.capacity() > 0);
+    st.launch(NodeId(1), &Launch::map(j, 2)).unwrap();
+    assert_eq!(
+        st.job(j).index.borrow().any.capacity(),
+        0,
+        "the last pending map launched: the stacks are freed"
+    );
+    assert_eq!(st.find_map_task(j, NodeId(0), Locality::OffRack), None);
+    // Maps 1 then 0 are pending again (killed): found by node, rack and
+    // any, the latest first, as with the stacks kept.
+    st.kill_attempt(a1).unwrap();
+    st.kill_attempt(a0).unwrap();
+    assert_eq!(
+        st.find_map_task(j, NodeId(2), Locality::Node),
+        Some((1, Locality::Node))
+    );
+    assert_eq!(
+        st.find_map_task(j, NodeId(0), Locality::Node),
+        Some((0, Locality::Node))
+    );
+    assert_eq!(st.find_map_task(j, NodeId(1), Locality::Rack), None);
+    assert_eq!(
+        st.find_map_task(j, NodeId(3), Locality::OffRack),
+        Some((0, Locality::OffRack))
+    );
+}
