@@ -276,9 +276,9 @@ struct Core<'a> {
     beats_frozen: bool,
     copy_profiles: FxHashMap<JobId, CopyProfile>,
     /// Each running job's finished maps in the order they finished (so by
-    /// finish time), for its [`CopyProfile`]; only jobs with reduces, and
-    /// dropped for good once a map's output is lost (`None`: sort instead).
-    map_finish_order: FxHashMap<JobId, Option<Vec<u32>>>,
+    /// finish time), for its [`CopyProfile`]; by job index, only jobs with
+    /// reduces.
+    map_finish_order: Vec<FinishOrder>,
     copy_epoch: FxHashMap<AttemptId, u32>,
     /// Each running job's reduce partition (MB), summed over its maps once
     /// rather than at every reducer's compute phase.
@@ -314,6 +314,19 @@ struct Core<'a> {
 /// before the run is stalled: `stall_after` beyond twice the longest task
 /// of the workload (the estimate's, on the slowest node at the slowest
 /// rate).
+/// A job's finished maps, in the order they finished.
+#[derive(Default)]
+enum FinishOrder {
+    /// None listed yet (or handed over to the job's copy profile).
+    #[default]
+    Unlisted,
+    /// Task indices, in finish order.
+    Listed(Vec<u32>),
+    /// A map's output was lost and the map finishes again later: the list
+    /// would hold it twice, so the profile sorts instead.
+    Lost,
+}
+
 /// Whether `order` lists each of `0..n` exactly once.
 fn is_permutation(order: &[u32], n: usize) -> bool {
     if order.len() != n {
@@ -457,7 +470,7 @@ pub fn simulate_with_progress(
             woken: Vec::new(),
             beats_frozen: false,
             copy_profiles: FxHashMap::default(),
-            map_finish_order: FxHashMap::default(),
+            map_finish_order: Vec::new(),
             copy_epoch: FxHashMap::default(),
             partitions: FxHashMap::default(),
             fail_rng: rng::stream(opts.seed, "task-failures"),
@@ -848,7 +861,9 @@ impl Hooks for Core<'_> {
                 self.copy_profiles.remove(job);
                 // The map finishes again later: the order is no longer one
                 // entry per map.
-                self.map_finish_order.insert(*job, None);
+                if let Some(o) = self.map_finish_order.get_mut(job.idx()) {
+                    *o = FinishOrder::Lost;
+                }
                 // Copies in flight must wait for the re-run map.
                 let copying: Vec<AttemptId> = st
                     .running_attempts_of(*job)
@@ -865,7 +880,9 @@ impl Hooks for Core<'_> {
             StateEvent::JobEnded(j) | StateEvent::JobRejected(j) => {
                 self.open_jobs -= 1;
                 self.copy_profiles.remove(j);
-                self.map_finish_order.remove(j);
+                if let Some(o) = self.map_finish_order.get_mut(j.idx()) {
+                    *o = FinishOrder::Unlisted;
+                }
                 self.partitions.remove(j);
                 if self.opts.release_ended_jobs {
                     self.ended.push(*j);
@@ -1272,13 +1289,19 @@ impl Core<'_> {
             if jb.reduces.is_empty() {
                 continue;
             }
-            // Room for every map at once: no growth slack on a big job.
-            if let Some(order) = self
-                .map_finish_order
-                .entry(j)
-                .or_insert_with(|| Some(Vec::with_capacity(jb.maps.len())))
-            {
-                order.push(t);
+            if self.map_finish_order.len() <= j.idx() {
+                self.map_finish_order
+                    .resize_with(j.idx() + 1, FinishOrder::default);
+            }
+            match &mut self.map_finish_order[j.idx()] {
+                // Room for every map at once: no growth slack on a big job.
+                o @ FinishOrder::Unlisted => {
+                    let mut order = Vec::with_capacity(jb.maps.len());
+                    order.push(t);
+                    *o = FinishOrder::Listed(order);
+                }
+                FinishOrder::Listed(order) => order.push(t),
+                FinishOrder::Lost => {}
             }
         }
     }
@@ -1294,9 +1317,13 @@ impl Core<'_> {
             };
             // In finish order when every map is listed once (the profile
             // then skips its sort); otherwise in task order, sorted there.
-            let order = self.map_finish_order.remove(&job).flatten();
+            let order = self
+                .map_finish_order
+                .get_mut(job.idx())
+                .map(std::mem::take)
+                .unwrap_or_default();
             let maps: Vec<(Time, Time)> = match order {
-                Some(order) if is_permutation(&order, jb.maps.len()) => {
+                FinishOrder::Listed(order) if is_permutation(&order, jb.maps.len()) => {
                     order.iter().map(|&i| pair(i as usize)).collect()
                 }
                 _ => (0..jb.maps.len()).map(pair).collect(),

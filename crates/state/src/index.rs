@@ -10,7 +10,9 @@
 //! elsewhere; a lookup pops stale entries off the top as it meets them, so
 //! each entry is dropped at most once and lookups cost amortised O(1). Tasks
 //! that become pending again (failure, kill, lost output) go on small
-//! overflow stacks that are looked at first. Lookups mutate the stacks, so
+//! overflow stacks that are looked at first; once a job's last pending map
+//! launches, its stacks are freed (only the overflow stacks are used after
+//! that). Lookups mutate the stacks, so
 //! the index lives in a `RefCell`: logically it is a read-only view of the
 //! pending tasks.
 
