@@ -23,8 +23,8 @@ use crate::node::NodeState;
 use crate::slab::AttemptSlab;
 use mrsched_model::cost;
 use mrsched_model::{
-    AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, MapSpec, MapSpecs, NodeId, TaskKind,
-    Time,
+    AttemptId, Cluster, DatasetId, JobId, JobSpec, Locality, MapSpec, MapSpecs, NodeId, RackId,
+    TaskKind, Time,
 };
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
@@ -1800,6 +1800,30 @@ impl crate::index::Pairs for ByNode<'_> {
     }
 }
 
+/// The racks of `reps`, each once, in the order of their first replica.
+/// Replicas 2 and 3 usually share a rack. Each replica's rack is looked up
+/// once, kept on the stack for the usual handful of replicas.
+#[inline]
+fn each_rack_once(reps: &[NodeId], rack_of: impl Fn(NodeId) -> RackId, mut f: impl FnMut(RackId)) {
+    let mut seen = [RackId(0); 8];
+    if reps.len() <= seen.len() {
+        for (i, &n) in reps.iter().enumerate() {
+            let r = rack_of(n);
+            if !seen[..i].contains(&r) {
+                f(r);
+            }
+            seen[i] = r;
+        }
+        return;
+    }
+    for (i, &n) in reps.iter().enumerate() {
+        let r = rack_of(n);
+        if !reps[..i].iter().any(|x| rack_of(*x) == r) {
+            f(r);
+        }
+    }
+}
+
 /// A job's `(rack, task)` pairs: each map once per rack holding a replica.
 struct ByRack<'a> {
     maps: &'a MapSpecs,
@@ -1810,13 +1834,7 @@ struct ByRack<'a> {
 impl crate::index::Pairs for ByRack<'_> {
     fn each(&self, mut f: impl FnMut(u32, u32)) {
         replicas_by_task(self.maps, self.blocks, |t, reps| {
-            for (i, &n) in reps.iter().enumerate() {
-                // Replicas 2 and 3 usually share a rack: list the task once per rack.
-                let r = self.cluster.rack_of(n);
-                if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
-                    f(r.0, t);
-                }
-            }
+            each_rack_once(reps, |n| self.cluster.rack_of(n), |r| f(r.0, t));
         });
     }
 }

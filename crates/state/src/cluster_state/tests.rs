@@ -507,3 +507,22 @@ fn stacks_freed_after_the_last_launch_still_serve_maps_pending_again() {
         Some((0, Locality::OffRack))
     );
 }
+
+#[test]
+fn each_rack_once_lists_racks_in_first_replica_order_at_any_replication() {
+    // Racks of nodes: node n on rack n % 3; up to 12 replicas (past the
+    // stack array of 8).
+    let rack_of = |n: NodeId| RackId(n.0 % 3);
+    for len in 0..=12u32 {
+        let reps: Vec<NodeId> = (0..len).map(|i| NodeId((i * 7 + 2) % 11)).collect();
+        let mut got = Vec::new();
+        each_rack_once(&reps, rack_of, |r| got.push(r));
+        let mut expect: Vec<RackId> = Vec::new();
+        for &n in &reps {
+            if !expect.contains(&rack_of(n)) {
+                expect.push(rack_of(n));
+            }
+        }
+        assert_eq!(got, expect, "{len} replicas");
+    }
+}
