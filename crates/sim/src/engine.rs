@@ -21,9 +21,7 @@
 //! them, in the order of their grid (see `cohort.rs`), with the same times
 //! and the same order of equal times as waking them one by one.
 
-#[cfg(debug_assertions)]
-use crate::cohort::bit;
-use crate::cohort::{set_bit, Cohort, Grid};
+use crate::cohort::{bit, set_bit, Cohort, Grid};
 use crate::copy::CopyProfile;
 use crate::queue::EventQueue;
 use mrsched_metrics::{LatencyHistogram, RunInfo, Sample};
@@ -310,10 +308,6 @@ struct Core<'a> {
     ended: Vec<JobId>,
 }
 
-/// How long running tasks may go without a job arriving or a task ending
-/// before the run is stalled: `stall_after` beyond twice the longest task
-/// of the workload (the estimate's, on the slowest node at the slowest
-/// rate).
 /// A job's finished maps, in the order they finished.
 #[derive(Default)]
 enum FinishOrder {
@@ -335,14 +329,18 @@ fn is_permutation(order: &[u32], n: usize) -> bool {
     let mut seen = vec![0u64; n.div_ceil(64)];
     order.iter().all(|&i| {
         let i = i as usize;
-        let fresh = i < n && seen[i / 64] & (1 << (i % 64)) == 0;
+        let fresh = i < n && !bit(&seen, i);
         if fresh {
-            seen[i / 64] |= 1 << (i % 64);
+            set_bit(&mut seen, i, true);
         }
         fresh
     })
 }
 
+/// How long running tasks may go without a job arriving or a task ending
+/// before the run is stalled: `stall_after` beyond twice the longest task
+/// of the workload (the estimate's, on the slowest node at the slowest
+/// rate).
 fn running_stall_bound(cluster: &Cluster, workload: &Workload, stall_after: Time) -> Time {
     let longest = mrsched_model::estimate(cluster, workload)
         .longest_task

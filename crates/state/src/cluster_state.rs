@@ -1526,13 +1526,14 @@ impl ClusterState {
         match jm.spec.maps.at(t as usize).block {
             Some(b) => {
                 let reps = self.blocks.replicas(b);
-                for (i, &n) in reps.iter().enumerate() {
+                for &n in reps {
                     idx.nodes.push(n.0, t);
-                    let r = self.cluster.rack_of(n);
-                    if !reps[..i].iter().any(|x| self.cluster.rack_of(*x) == r) {
-                        idx.racks.push(r.0, t);
-                    }
                 }
+                each_rack_once(
+                    reps,
+                    |n| self.cluster.rack_of(n),
+                    |r| idx.racks.push(r.0, t),
+                );
                 idx.any.push(t);
             }
             None => idx.nodata.push(t),

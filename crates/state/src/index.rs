@@ -12,9 +12,8 @@
 //! that become pending again (failure, kill, lost output) go on small
 //! overflow stacks that are looked at first; once a job's last pending map
 //! launches, its stacks are freed (only the overflow stacks are used after
-//! that). Lookups mutate the stacks, so
-//! the index lives in a `RefCell`: logically it is a read-only view of the
-//! pending tasks.
+//! that). Lookups mutate the stacks, so the index lives in a `RefCell`:
+//! logically it is a read-only view of the pending tasks.
 
 use mrsched_model::{NodeId, RackId};
 use rustc_hash::FxHashMap;
