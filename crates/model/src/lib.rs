@@ -13,6 +13,7 @@ pub mod cluster;
 pub mod cost;
 pub mod error;
 pub mod estimate;
+pub mod hint;
 pub mod ids;
 pub mod limits;
 pub mod maps;

@@ -77,6 +77,23 @@ impl MapSpecs {
         }
     }
 
+    /// Hint that map `i` will be read soon ([`crate::hint`]).
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        match &self.0 {
+            Repr::List(v) => {
+                if let Some(m) = v.get(i) {
+                    crate::hint::prefetch(m);
+                }
+            }
+            Repr::Blocks { sizes, .. } => {
+                if let Some(mb) = sizes.get(i) {
+                    crate::hint::prefetch(mb);
+                }
+            }
+        }
+    }
+
     /// `Some(d)` when map `i` reads block `i` of dataset `d`, for every
     /// `i` (the compact form): a reader may then go through the dataset's
     /// blocks in order instead of map by map.

@@ -517,8 +517,10 @@ pub fn simulate_with_progress(
             e.st.advance_to(t);
         }
         e.k.events += 1;
+        e.prefetch_next(false);
         e.handle(ev)?;
         e.after_step()?;
+        e.prefetch_next(true);
         if e.k.events >= next_progress {
             next_progress = e.k.events + 100_000;
             progress(&Progress {
@@ -710,6 +712,23 @@ impl Engine<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Ask for what the next queued event (if it ends a task) will read,
+    /// in two steps a whole event apart: its attempt before the current
+    /// event is handled, then (`task`) its task's records, found through
+    /// that attempt once it is in cache. The next event may still change
+    /// (a heartbeat may come first); a hint changes no result
+    /// ([`mrsched_model::hint`]).
+    #[inline]
+    fn prefetch_next(&self, task: bool) {
+        if let Some(Ev::MapDone(a) | Ev::ComputeDone(a)) = self.k.heap.peek_value() {
+            if task {
+                self.st.prefetch_task_of(*a);
+            } else {
+                self.st.prefetch_attempt(*a);
+            }
+        }
     }
 
     /// Nothing is pending and the scheduler says a heartbeat now changes

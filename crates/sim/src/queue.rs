@@ -120,6 +120,13 @@ impl<T> EventQueue<T> {
         self.keys[i] = key;
     }
 
+    /// The earliest event's payload.
+    #[inline]
+    pub fn peek_value(&self) -> Option<&T> {
+        let k = *self.keys.first()?;
+        self.vals[(k & SLOT_MASK) as usize].as_ref()
+    }
+
     /// The `(time, sequence)` of the earliest event.
     pub fn peek_order(&self) -> Option<(u64, u64)> {
         self.keys.first().map(|&k| order_of(k))
@@ -287,6 +294,20 @@ mod tests {
             }
         }
         assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn peek_value_is_the_event_pop_returns_next() {
+        let mut q = EventQueue::new();
+        assert_eq!(q.peek_value(), None);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for i in 0..500u32 {
+            q.push(rng.random_range(0..50u64), i);
+        }
+        while let Some(&v) = q.peek_value() {
+            assert_eq!(q.pop().map(|(_, x)| x), Some(v));
+        }
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -110,10 +110,6 @@ pub struct Attempt {
     pub phase: ReducePhase,
     /// When the compute phase began (reduces).
     pub compute_start: Option<Time>,
-    /// Position of this attempt in the driving job's running list (riders'
-    /// positions are kept by the state: shared scans are rare).
-    #[serde(skip)]
-    pub(crate) run_pos: u32,
 }
 
 impl Attempt {

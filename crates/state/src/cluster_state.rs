@@ -239,6 +239,40 @@ impl ClusterState {
             .unwrap_or(&[])
     }
 
+    /// Hint that attempt `a` will be read soon (the simulator asks for the
+    /// attempt of its next event while it handles the current one).
+    #[inline]
+    pub fn prefetch_attempt(&self, a: AttemptId) {
+        self.attempts.prefetch(&a);
+    }
+
+    /// Hint that attempt `a`'s task will be read soon: its record and, for
+    /// a map, its spec (the attempt itself should be in cache already,
+    /// see [`ClusterState::prefetch_attempt`]).
+    #[inline]
+    pub fn prefetch_task_of(&self, a: AttemptId) {
+        let Some(att) = self.attempts.get(&a) else {
+            return;
+        };
+        let Some(j) = self.jobs.get(att.job.idx()) else {
+            return;
+        };
+        let i = att.task as usize;
+        match att.kind {
+            TaskKind::Map => {
+                if let Some(t) = j.maps.get(i) {
+                    mrsched_model::hint::prefetch(t);
+                }
+                j.spec.maps.prefetch(i);
+            }
+            TaskKind::Reduce => {
+                if let Some(t) = j.reduces.get(i) {
+                    mrsched_model::hint::prefetch(t);
+                }
+            }
+        }
+    }
+
     /// A running attempt.
     #[inline]
     pub fn attempt(&self, a: AttemptId) -> Option<&Attempt> {
@@ -391,6 +425,13 @@ impl ClusterState {
     ) -> Option<(u32, Locality)> {
         let found = self.find_map_task_uncached(job, n, max_level);
         if let Some((t, loc)) = found {
+            // The launch that usually follows reads the task and its spec.
+            let j = &self.jobs[job.idx()];
+            if let Some(task) = j.maps.get(t as usize) {
+                mrsched_model::hint::prefetch(task);
+            }
+            j.spec.maps.prefetch(t as usize);
+            self.attempts.prefetch_next_slot();
             self.last_found.set(Some((job, t, n, loc)));
         }
         found
@@ -835,7 +876,7 @@ impl ClusterState {
             && self.jobs[job.idx()].spec.reduces[task as usize]
                 .time
                 .is_some();
-        let mut attempt = Attempt {
+        let attempt = Attempt {
             id,
             kind,
             job,
@@ -852,8 +893,10 @@ impl ClusterState {
                 ReducePhase::Copying
             },
             compute_start: None,
-            run_pos: 0,
         };
+        // Position in the driving job's running list (riders' positions are
+        // kept in `rider_pos`: shared scans are rare).
+        let mut run_pos = 0;
         let riders: &[(JobId, u32)] = match l {
             Launch::Map { riders, .. } => riders,
             Launch::Reduce { .. } => &[],
@@ -868,7 +911,7 @@ impl ClusterState {
             }
             let pos = jm.add_running(id, k as u32);
             if k == 0 {
-                attempt.run_pos = pos;
+                run_pos = pos;
             } else {
                 self.rider_pos.insert((id, k as u32), pos);
             }
@@ -901,7 +944,7 @@ impl ClusterState {
                 TaskKind::Reduce => s.running_reduces += 1,
             }
         });
-        self.attempts.insert(attempt);
+        self.attempts.insert(attempt, run_pos);
         if explicit_reduce {
             // Explicit-time reduces have no copy phase (MSJO model).
             self.enter_wait_compute(id);
@@ -1361,7 +1404,7 @@ impl ClusterState {
 
     /// Remove a running attempt, free its slot, record the event.
     fn end_attempt(&mut self, a: AttemptId, status: AttemptStatus) -> Attempt {
-        let mut att = self
+        let (mut att, run_pos) = self
             .attempts
             .remove(&a)
             .expect("end_attempt is called on running attempts only");
@@ -1398,7 +1441,7 @@ impl ClusterState {
         }
         for (k, t) in att.tasks().enumerate() {
             let pos = match k {
-                0 => att.run_pos,
+                0 => run_pos,
                 k => self
                     .rider_pos
                     .remove(&(a, k as u32))
@@ -1407,11 +1450,7 @@ impl ClusterState {
             // The entry moved into the hole learns where it is now.
             if let Some(moved) = self.jobs[t.job.idx()].remove_running(a, pos) {
                 match moved.served {
-                    0 => {
-                        if let Some(m) = self.attempts.get_mut(&moved.attempt) {
-                            m.run_pos = pos;
-                        }
-                    }
+                    0 => self.attempts.set_run_pos(&moved.attempt, pos),
                     r => {
                         self.rider_pos.insert((moved.attempt, r), pos);
                     }
