@@ -259,12 +259,7 @@ impl ClusterState {
         };
         let i = att.task as usize;
         match att.kind {
-            TaskKind::Map => {
-                if let Some(t) = j.maps.get(i) {
-                    mrsched_model::hint::prefetch(t);
-                }
-                j.spec.maps.prefetch(i);
-            }
+            TaskKind::Map => prefetch_map(j, i),
             TaskKind::Reduce => {
                 if let Some(t) = j.reduces.get(i) {
                     mrsched_model::hint::prefetch(t);
@@ -426,11 +421,7 @@ impl ClusterState {
         let found = self.find_map_task_uncached(job, n, max_level);
         if let Some((t, loc)) = found {
             // The launch that usually follows reads the task and its spec.
-            let j = &self.jobs[job.idx()];
-            if let Some(task) = j.maps.get(t as usize) {
-                mrsched_model::hint::prefetch(task);
-            }
-            j.spec.maps.prefetch(t as usize);
+            prefetch_map(&self.jobs[job.idx()], t as usize);
             self.attempts.prefetch_next_slot();
             self.last_found.set(Some((job, t, n, loc)));
         }
@@ -1345,6 +1336,15 @@ fn snapshot(att: &Attempt) -> Attempt {
         },
         ..*att
     }
+}
+
+/// Hint that map `i` of `job` will be read soon: its record and its spec.
+#[inline]
+fn prefetch_map(job: &Job, i: usize) {
+    if let Some(t) = job.maps.get(i) {
+        mrsched_model::hint::prefetch(t);
+    }
+    job.spec.maps.prefetch(i);
 }
 
 fn not_running(a: AttemptId) -> StateError {

@@ -18,6 +18,12 @@ use mrsched_model::AttemptId;
 const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 
+/// The slot an id names.
+#[inline]
+fn slot_of(id: &AttemptId) -> usize {
+    (id.0 & SLOT_MASK) as usize
+}
+
 /// Running attempts by id.
 #[derive(Default, Debug)]
 pub(crate) struct AttemptSlab {
@@ -47,7 +53,7 @@ impl AttemptSlab {
     /// Store an attempt under the id [`AttemptSlab::next_id`] returned,
     /// at position `run_pos` of its job's running list.
     pub(crate) fn insert(&mut self, a: Attempt, run_pos: u32) {
-        let slot = (a.id.0 & SLOT_MASK) as usize;
+        let slot = slot_of(&a.id);
         match self.free.last() {
             Some(s) if *s as usize == slot => {
                 self.free.pop();
@@ -76,14 +82,14 @@ impl AttemptSlab {
     /// Hint that the attempt `id` will be read soon.
     #[inline]
     pub(crate) fn prefetch(&self, id: &AttemptId) {
-        if let Some(e) = self.slots.get((id.0 & SLOT_MASK) as usize) {
+        if let Some(e) = self.slots.get(slot_of(id)) {
             mrsched_model::hint::prefetch(e);
         }
     }
 
     #[inline]
     pub(crate) fn get(&self, id: &AttemptId) -> Option<&Attempt> {
-        match self.slots.get((id.0 & SLOT_MASK) as usize) {
+        match self.slots.get(slot_of(id)) {
             Some(Some(a)) if a.id == *id => Some(a),
             _ => None,
         }
@@ -91,7 +97,7 @@ impl AttemptSlab {
 
     #[inline]
     pub(crate) fn get_mut(&mut self, id: &AttemptId) -> Option<&mut Attempt> {
-        match self.slots.get_mut((id.0 & SLOT_MASK) as usize) {
+        match self.slots.get_mut(slot_of(id)) {
             Some(Some(a)) if a.id == *id => Some(a),
             _ => None,
         }
@@ -100,7 +106,7 @@ impl AttemptSlab {
     /// Take the attempt `id` out, with its position in its job's running
     /// list.
     pub(crate) fn remove(&mut self, id: &AttemptId) -> Option<(Attempt, u32)> {
-        let slot = (id.0 & SLOT_MASK) as usize;
+        let slot = slot_of(id);
         match self.slots.get_mut(slot) {
             Some(e @ Some(_)) if e.as_ref().is_some_and(|a| a.id == *id) => {
                 self.free.push(slot as u32);
@@ -116,7 +122,7 @@ impl AttemptSlab {
     /// `id` is running (it is listed in its job's running list).
     #[inline]
     pub(crate) fn set_run_pos(&mut self, id: &AttemptId, pos: u32) {
-        let slot = (id.0 & SLOT_MASK) as usize;
+        let slot = slot_of(id);
         debug_assert!(self.get(id).is_some(), "{id} is not running");
         self.run_pos[slot] = pos;
     }
