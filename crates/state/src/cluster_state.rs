@@ -444,6 +444,12 @@ impl ClusterState {
         let pending = |t: u32| j.map_is_pending(t);
         let mut idx = j.index.borrow_mut();
         if let Some(t) = idx.node(n, pending) {
+            // The node's next launch from this job usually takes the entry
+            // below: ask for it now, so that launch finds it in cache.
+            if let Some(next) = idx.nodes.below_top(n.0) {
+                prefetch_map(j, next as usize);
+                j.prefetch_pending_bit(next);
+            }
             return Some((t, Locality::Node));
         }
         if let Some(t) = top_pending(&mut idx.nodata, pending) {

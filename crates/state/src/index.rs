@@ -138,6 +138,14 @@ impl Rows {
         None
     }
 
+    /// The entry below the top of row `k` (the task a lookup after the
+    /// next launch from that row will likely return), if any; stale or not.
+    #[inline]
+    pub(crate) fn below_top(&self, k: u32) -> Option<u32> {
+        let (lo, top) = (*self.start.get(k as usize)?, *self.top.get(k as usize)?);
+        (top >= lo + 2).then(|| self.data[top as usize - 2])
+    }
+
     /// Push a task that is pending again.
     pub(crate) fn push(&mut self, k: u32, t: u32) {
         self.extra.entry(k).or_default().push(t);
@@ -221,6 +229,25 @@ mod tests {
         r.push(0, 2);
         assert_eq!(r.top_pending(0, |t| t == 2), Some(2));
         assert_eq!(r.top_pending(7, all), None);
+    }
+
+    #[test]
+    fn below_top_is_what_the_lookup_after_next_meets() {
+        // Tasks 0..4; task t on keys t % 2 and 2.
+        let pairs: Vec<(u32, u32)> = (0..4).rev().flat_map(|t| [(t % 2, t), (2, t)]).collect();
+        let mut r = Rows::build(3, &pairs);
+        let all = |_| true;
+        assert_eq!(r.top_pending(2, all), Some(0));
+        assert_eq!(r.below_top(2), Some(1));
+        // Task 0 launched: the next lookup meets the entry named before.
+        assert_eq!(r.top_pending(2, |t| t != 0), Some(1));
+        assert_eq!(r.below_top(2), Some(2));
+        assert_eq!(r.top_pending(0, all), Some(0));
+        assert_eq!(r.below_top(0), Some(2));
+        // One entry left, an empty row and a key beyond the rows.
+        assert_eq!(r.top_pending(0, |t| t == 2), Some(2));
+        assert_eq!(r.below_top(0), None);
+        assert_eq!(r.below_top(7), None);
     }
 
     #[test]

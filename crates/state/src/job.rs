@@ -225,6 +225,14 @@ pub(crate) fn grow_bits(bits: &mut Vec<u64>, from: usize, to: usize) {
 }
 
 impl Job {
+    /// Hint that map `t`'s pending bit will be read soon.
+    #[inline]
+    pub(crate) fn prefetch_pending_bit(&self, t: u32) {
+        if let Some(w) = self.map_pending.get(t as usize / 64) {
+            mrsched_model::hint::prefetch(w);
+        }
+    }
+
     /// Whether map `t` is pending (its bit; the same as its record says).
     #[inline]
     pub(crate) fn map_is_pending(&self, t: u32) -> bool {
