@@ -1236,7 +1236,7 @@ impl ClusterState {
         if !self.nodes[n.idx()].alive {
             return;
         }
-        let running: Vec<AttemptId> = self.nodes[n.idx()].attempts.clone();
+        let running: Vec<AttemptId> = self.nodes[n.idx()].attempts.to_vec();
         for a in running {
             let kind = self.attempts.get(&a).expect("listed attempts run").kind;
             let att = self.end_attempt(a, AttemptStatus::Lost);

@@ -3,7 +3,13 @@
 
 use mrsched_model::{AttemptId, JobId};
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
+
+/// Running attempts a node keeps inline, beside its counters: a task's
+/// launch and end touch the list, and a separate allocation per node was a
+/// cache miss of its own on both (nodes with more slots spill to the heap).
+pub const INLINE_ATTEMPTS: usize = 12;
 
 /// The state of one node.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -23,7 +29,7 @@ pub struct NodeState {
     /// Intermediate data held, MB.
     pub intermediate_mb: f64,
     /// Running attempts in launch order.
-    pub attempts: Vec<AttemptId>,
+    pub attempts: SmallVec<[AttemptId; INLINE_ATTEMPTS]>,
     /// Reducers whose copy is done, waiting to compute (FIFO).
     pub waiting_compute: VecDeque<AttemptId>,
     /// Map outputs stored here: `(job, map)`; stale entries are skipped,
