@@ -212,11 +212,15 @@ pub(crate) fn top_pending(stack: &mut Vec<u32>, is_pending: impl Fn(u32) -> bool
 mod tests {
     use super::*;
 
+    /// Tasks 0..4; task t on keys t % 2 and 2.
+    fn parity_rows() -> Rows {
+        let pairs: Vec<(u32, u32)> = (0..4).rev().flat_map(|t| [(t % 2, t), (2, t)]).collect();
+        Rows::build(3, &pairs)
+    }
+
     #[test]
     fn rows_serve_lowest_first_and_skip_stale() {
-        // Tasks 0..4; task t on keys t % 2 and 2.
-        let pairs: Vec<(u32, u32)> = (0..4).rev().flat_map(|t| [(t % 2, t), (2, t)]).collect();
-        let mut r = Rows::build(3, &pairs);
+        let mut r = parity_rows();
         let all = |_| true;
         assert_eq!(r.top_pending(0, all), Some(0));
         assert_eq!(r.top_pending(1, all), Some(1));
@@ -233,9 +237,7 @@ mod tests {
 
     #[test]
     fn below_top_is_what_the_lookup_after_next_meets() {
-        // Tasks 0..4; task t on keys t % 2 and 2.
-        let pairs: Vec<(u32, u32)> = (0..4).rev().flat_map(|t| [(t % 2, t), (2, t)]).collect();
-        let mut r = Rows::build(3, &pairs);
+        let mut r = parity_rows();
         let all = |_| true;
         assert_eq!(r.top_pending(2, all), Some(0));
         assert_eq!(r.below_top(2), Some(1));
