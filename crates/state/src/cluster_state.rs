@@ -143,13 +143,15 @@ pub struct ClusterState {
     launches: u64,
     copy_compute_splitting: bool,
     /// Per node, a bit per job: set when the job may have a pending map
-    /// with data on the node (a superset, cleared when the job ends). It lets
-    /// a node-level lookup reject a job without touching the job's memory,
-    /// which is what delay scheduling does for most jobs on most heartbeats.
-    /// Stored by job word: the word of jobs `64w..64w+63` on node `n` is at
-    /// `w * nodes + n`, so new jobs append words and a job's bits over all
-    /// nodes are one contiguous stride.
-    local_jobs: Vec<u64>,
+    /// with data on the node (a superset). It is cleared when the job ends,
+    /// and when a node-level lookup finds none there (a `Cell`: lookups
+    /// take `&self`); a map pending again sets it anew (`index_map`). It
+    /// lets a node-level lookup reject a job without touching the job's
+    /// memory, which is what delay scheduling does for most jobs on most
+    /// heartbeats. Stored by job word: the word of jobs `64w..64w+63` on
+    /// node `n` is at `w * nodes + n`, so new jobs append words and a job's
+    /// bits over all nodes are one contiguous stride.
+    local_jobs: Vec<Cell<u64>>,
     /// Job word of `local_jobs`' first column (earlier ones all ended).
     local_base: usize,
     /// Where running shared-scan riders are listed in their jobs' running
@@ -455,6 +457,9 @@ impl ClusterState {
         if let Some(t) = top_pending(&mut idx.nodata, pending) {
             return Some((t, Locality::NoData));
         }
+        // Neither: no node-level lookup finds one here until a map with
+        // data on `n` is pending again (`index_map` sets the bit).
+        self.clear_local(job, n);
         if max_level >= Locality::Rack {
             if let Some(t) = idx.rack(self.cluster.rack_of(n), pending) {
                 return Some((t, Locality::Rack));
@@ -479,17 +484,29 @@ impl ClusterState {
             && self
                 .local_jobs
                 .get((j / 64 - self.local_base) * nodes + n.idx())
-                .is_some_and(|w| w & (1 << (j % 64)) != 0)
+                .is_some_and(|w| w.get() & (1 << (j % 64)) != 0)
+    }
+
+    /// A node-level lookup found no pending map of `job` with data on `n`
+    /// and no data-less one: clear its bit until one is pending again.
+    fn clear_local(&self, job: JobId, n: NodeId) {
+        let (j, nodes) = (job.idx(), self.nodes.len());
+        if let Some(w) = (j / 64)
+            .checked_sub(self.local_base)
+            .and_then(|w| self.local_jobs.get(w * nodes + n.idx()))
+        {
+            w.set(w.get() & !(1 << (j % 64)));
+        }
     }
 
     /// The words holding `job`'s bits (one per node), grown as needed, and
     /// the job's bit in them; none once every job of its word has ended.
-    fn local_words(&mut self, job: JobId) -> Option<(&mut [u64], u64)> {
+    fn local_words(&mut self, job: JobId) -> Option<(&mut [Cell<u64>], u64)> {
         let (j, nodes) = (job.idx(), self.nodes.len());
         let w = (j / 64).checked_sub(self.local_base)?;
         let end = (w + 1) * nodes;
         if self.local_jobs.len() < end {
-            self.local_jobs.resize(end, 0);
+            self.local_jobs.resize(end, Cell::new(0));
         }
         Some((&mut self.local_jobs[end - nodes..end], 1 << (j % 64)))
     }
@@ -515,14 +532,14 @@ impl ClusterState {
 
     fn set_local(&mut self, job: JobId, n: NodeId) {
         if let Some((words, bit)) = self.local_words(job) {
-            words[n.idx()] |= bit;
+            *words[n.idx()].get_mut() |= bit;
         }
     }
 
     fn set_local_everywhere(&mut self, job: JobId) {
         if let Some((words, bit)) = self.local_words(job) {
             for w in words {
-                *w |= bit;
+                *w.get_mut() |= bit;
             }
         }
     }
@@ -1550,7 +1567,7 @@ impl ClusterState {
             .collect();
         if let Some((words, bit)) = self.local_words(j) {
             for n in local {
-                words[n as usize] |= bit;
+                *words[n as usize].get_mut() |= bit;
             }
         }
     }
@@ -1671,7 +1688,7 @@ impl ClusterState {
         }
         if let Some((words, bit)) = self.local_words(j) {
             for w in words {
-                *w &= !bit;
+                *w.get_mut() &= !bit;
             }
         }
         let mut running: Vec<AttemptId> = self.jobs[j.idx()].running_attempt_ids().collect();

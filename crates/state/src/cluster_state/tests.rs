@@ -473,6 +473,61 @@ fn tasks_cannot_be_added_to_a_closed_job() {
 }
 
 #[test]
+fn a_node_lookup_that_finds_no_local_map_clears_the_bit_until_one_is_pending_again() {
+    // Blocks 0 and 1 on node 0, block 2 on node 1; node 2 holds none. One
+    // rack.
+    let c = cluster("[[nodes]]\ncount = 3\nmap_slots = 2\n");
+    let mut st = with_dataset(c, vec![vec![0], vec![0], vec![1]]);
+    let j = st.submit(data_job(3, 0));
+    st.admit(j).unwrap();
+    assert!(st.may_have_local_map(j, NodeId(0)));
+    assert!(!st.may_have_local_map(j, NodeId(2)));
+    // Node 0's maps launch elsewhere: the bit is a superset until a
+    // node-level lookup there finds nothing.
+    let a0 = st.launch(NodeId(2), &Launch::map(j, 0)).unwrap();
+    st.launch(NodeId(2), &Launch::map(j, 1)).unwrap();
+    assert!(st.may_have_local_map(j, NodeId(0)));
+    assert_eq!(st.find_map_task(j, NodeId(0), Locality::Node), None);
+    assert!(!st.may_have_local_map(j, NodeId(0)));
+    // A lookup at a wider level clears it too, and still finds the map.
+    assert!(st.may_have_local_map(j, NodeId(1)));
+    st.launch(NodeId(1), &Launch::map(j, 2)).unwrap();
+    st.kill_attempt(a0).unwrap();
+    assert_eq!(
+        st.find_map_task(j, NodeId(1), Locality::OffRack),
+        Some((0, Locality::Rack))
+    );
+    assert!(!st.may_have_local_map(j, NodeId(1)));
+    // Map 0 is pending again: its node's bit is back and serves it.
+    assert!(st.may_have_local_map(j, NodeId(0)));
+    assert_eq!(
+        st.find_map_task(j, NodeId(0), Locality::Node),
+        Some((0, Locality::Node))
+    );
+}
+
+#[test]
+fn a_pending_data_less_map_keeps_every_node_bit() {
+    let c = cluster("[[nodes]]\ncount = 2\nmap_slots = 2\n");
+    let mut st = with_dataset(c, vec![vec![0]]);
+    let mut spec = data_job(1, 0);
+    spec.maps.push(MapSpec {
+        block: None,
+        input_mb: 0.0,
+        time: None,
+    });
+    let j = st.submit(spec);
+    st.admit(j).unwrap();
+    st.launch(NodeId(1), &Launch::map(j, 0)).unwrap();
+    assert_eq!(
+        st.find_map_task(j, NodeId(0), Locality::Node),
+        Some((1, Locality::NoData))
+    );
+    assert!(st.may_have_local_map(j, NodeId(0)));
+    assert!(st.may_have_local_map(j, NodeId(1)));
+}
+
+#[test]
 fn stacks_freed_after_the_last_launch_still_serve_maps_pending_again() {
     // Nodes 0,2 on rack 0; nodes 1,3 on rack 1. Blocks on 0, 2, 1.
     let c = cluster("[[nodes]]\ncount = 4\nracks = 2\nmap_slots = 2\n");
