@@ -128,6 +128,9 @@ pub struct ClusterState {
     cluster: Cluster,
     /// Slots of every node, by id.
     caps: Vec<Caps>,
+    /// Rack of every node, by id, copied out of the large node records:
+    /// locality lookups and every admitted map's index entries read it.
+    rack_of: Vec<RackId>,
     blocks: BlockMap,
     nodes: Vec<NodeState>,
     jobs: Vec<Job>,
@@ -393,8 +396,8 @@ impl ClusterState {
         if replicas.contains(&n) {
             Locality::Node
         } else {
-            let rack = self.cluster.rack_of(n);
-            if replicas.iter().any(|r| self.cluster.rack_of(*r) == rack) {
+            let rack = self.rack_of[n.idx()];
+            if replicas.iter().any(|r| self.rack_of[r.idx()] == rack) {
                 Locality::Rack
             } else {
                 Locality::OffRack
@@ -461,7 +464,7 @@ impl ClusterState {
         // data on `n` is pending again (`index_map` sets the bit).
         self.clear_local(job, n);
         if max_level >= Locality::Rack {
-            if let Some(t) = idx.rack(self.cluster.rack_of(n), pending) {
+            if let Some(t) = idx.rack(self.rack_of[n.idx()], pending) {
                 return Some((t, Locality::Rack));
             }
         }
@@ -666,9 +669,11 @@ impl ClusterState {
                 unified: n.is_unified(),
             })
             .collect();
+        let rack_of = cluster.nodes.iter().map(|n| n.rack).collect();
         let mut st = ClusterState {
             now: Time::ZERO,
             caps,
+            rack_of,
             blocks: BlockMap::default(),
             nodes,
             jobs: Vec::new(),
@@ -1545,7 +1550,7 @@ impl ClusterState {
             &ByRack {
                 maps,
                 blocks,
-                cluster,
+                rack_of: &self.rack_of,
             },
         );
         let mut idx = jm.index.borrow_mut();
@@ -1591,11 +1596,7 @@ impl ClusterState {
                 for &n in reps {
                     idx.nodes.push(n.0, t);
                 }
-                each_rack_once(
-                    reps,
-                    |n| self.cluster.rack_of(n),
-                    |r| idx.racks.push(r.0, t),
-                );
+                each_rack_once(reps, |n| self.rack_of[n.idx()], |r| idx.racks.push(r.0, t));
                 idx.any.push(t);
             }
             None => idx.nodata.push(t),
@@ -1891,13 +1892,13 @@ fn each_rack_once(reps: &[NodeId], rack_of: impl Fn(NodeId) -> RackId, mut f: im
 struct ByRack<'a> {
     maps: &'a MapSpecs,
     blocks: &'a BlockMap,
-    cluster: &'a Cluster,
+    rack_of: &'a [RackId],
 }
 
 impl crate::index::Pairs for ByRack<'_> {
     fn each(&self, mut f: impl FnMut(u32, u32)) {
         replicas_by_task(self.maps, self.blocks, |t, reps| {
-            each_rack_once(reps, |n| self.cluster.rack_of(n), |r| f(r.0, t));
+            each_rack_once(reps, |n| self.rack_of[n.idx()], |r| f(r.0, t));
         });
     }
 }
