@@ -33,7 +33,16 @@ impl Ready {
         match (old, new) {
             (Some(o), Some(n)) => {
                 let p = v.binary_search(&o).expect("a child's key is in its order");
-                if n < o {
+                // Most moves pass no neighbour (a launch or an end changes
+                // one ratio a little): the key changes in place.
+                let stays = if n < o {
+                    p == 0 || v[p - 1] < n
+                } else {
+                    p + 1 == v.len() || n < v[p + 1]
+                };
+                if stays {
+                    v[p] = n;
+                } else if n < o {
                     // Keys in q..p are >= n and < o: shift them right by one.
                     let q = v[..p].partition_point(|k| *k < n);
                     v[q..=p].rotate_right(1);
