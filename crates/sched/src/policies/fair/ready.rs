@@ -8,6 +8,9 @@
 //! allocate. Walking the order is a slice scan. When every key may move at
 //! once (a fair-share recomputation), the owner rebuilds the vector and
 //! sorts it instead of moving keys one at a time ([`Ready::rebuild`]).
+//! Each move returns where the key landed; the owner hands it back with the
+//! next move as a hint, which spares the search for the key while no
+//! sibling moved past it.
 
 use super::tree::Key;
 
@@ -27,12 +30,19 @@ impl Ready {
     }
 
     /// Replace key `old` by `new`; either may be absent (a child leaving or
-    /// joining the order). `old`, when given, must be present.
-    pub fn replace(&mut self, old: Option<Key>, new: Option<Key>) {
+    /// joining the order). `old`, when given, must be present; `hint` is
+    /// where it may be (any value is safe: a wrong one costs a search).
+    /// Returns where `new` now is (0 when absent): the next call's hint.
+    #[inline]
+    pub fn replace(&mut self, old: Option<Key>, new: Option<Key>, hint: u32) -> u32 {
         let v = &mut self.0;
+        let find = |v: &[Key], o: &Key| match v.get(hint as usize) {
+            Some(k) if k == o => hint as usize,
+            _ => v.binary_search(o).expect("a child's key is in its order"),
+        };
         match (old, new) {
             (Some(o), Some(n)) => {
-                let p = v.binary_search(&o).expect("a child's key is in its order");
+                let p = find(v, &o);
                 // Most moves pass no neighbour (a launch or an end changes
                 // one ratio a little): the key changes in place.
                 let stays = if n < o {
@@ -40,29 +50,33 @@ impl Ready {
                 } else {
                     p + 1 == v.len() || n < v[p + 1]
                 };
-                if stays {
-                    v[p] = n;
+                let at = if stays {
+                    p
                 } else if n < o {
                     // Keys in q..p are >= n and < o: shift them right by one.
                     let q = v[..p].partition_point(|k| *k < n);
                     v[q..=p].rotate_right(1);
-                    v[q] = n;
+                    q
                 } else {
                     // Keys in p+1..q are < n: shift them left by one.
                     let q = p + 1 + v[p + 1..].partition_point(|k| *k < n);
                     v[p..q].rotate_left(1);
-                    v[q - 1] = n;
-                }
+                    q - 1
+                };
+                v[at] = n;
+                at as u32
             }
             (Some(o), None) => {
-                let p = v.binary_search(&o).expect("a child's key is in its order");
+                let p = find(v, &o);
                 v.remove(p);
+                0
             }
             (None, Some(n)) => {
                 let q = v.partition_point(|k| *k < n);
                 v.insert(q, n);
+                q as u32
             }
-            (None, None) => {}
+            (None, None) => 0,
         }
     }
 
@@ -85,15 +99,22 @@ mod tests {
         /// order as an ordered set given the same changes.
         #[test]
         fn moves_keep_the_order_of_an_ordered_set(
-            ops in prop::collection::vec((0u32..40, prop::option::of(0u64..30)), 1..300)
+            ops in prop::collection::vec((0u32..40, prop::option::of(0u64..30), prop::option::of(0u32..45)), 1..300)
         ) {
             let mut ready = Ready::default();
             let mut set = BTreeSet::new();
             let mut key_of: Vec<Option<Key>> = vec![None; 40];
-            for (child, ratio) in ops {
+            let mut pos: Vec<u32> = vec![0; 40];
+            for (child, ratio, wrong) in ops {
                 let new = ratio.map(|r| (r % 2, r, 0, child));
                 let old = key_of[child as usize];
-                ready.replace(old, new);
+                // The position the last move returned (stale once others
+                // moved past), or any value: the order must not care.
+                let hint = wrong.unwrap_or(pos[child as usize]);
+                pos[child as usize] = ready.replace(old, new, hint);
+                if let Some(n) = new {
+                    prop_assert_eq!(ready.iter().nth(pos[child as usize] as usize), Some(&n));
+                }
                 if let Some(o) = old {
                     set.remove(&o);
                 }

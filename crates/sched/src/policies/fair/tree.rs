@@ -86,6 +86,9 @@ pub struct TreeNode {
     pub ready: [Ready; 2],
     /// This node's key in its parent's `ready`, per kind.
     pub key: [Option<Key>; 2],
+    /// Where that key sat after its last move, per kind: a hint that
+    /// spares the search when no sibling moved past it since.
+    pub pos: [u32; 2],
     /// Runnable jobs in the subtree.
     pub jobs: u32,
     /// Running-job limit (pools).
@@ -117,6 +120,7 @@ impl TreeNode {
             share: [0.0; 2],
             ready: [Ready::default(), Ready::default()],
             key: [None, None],
+            pos: [0, 0],
             jobs: 0,
             max_jobs: None,
             min_timeout: None,
@@ -388,8 +392,11 @@ impl Tree {
                 if new.is_some() != old.is_some() {
                     self.epoch += 1;
                 }
-                self.nodes[parent as usize].ready[k].replace(old, new);
-                self.nodes[i as usize].key[k] = new;
+                let hint = self.nodes[i as usize].pos[k];
+                let at = self.nodes[parent as usize].ready[k].replace(old, new, hint);
+                let n = &mut self.nodes[i as usize];
+                n.key[k] = new;
+                n.pos[k] = at;
             }
         }
         true
