@@ -5,8 +5,9 @@
 //! simulator waits on memory more than it computes. Where the next record
 //! needed is known a little ahead (the attempt of the next queued event,
 //! the task a scheduler just chose and the one below it in its node's
-//! row), asking for it early lets the load overlap other work. A prefetch is only a hint: it changes no value and
-//! no order, so results are identical with or without it.
+//! row), asking for it early lets the load overlap other work. A prefetch
+//! is only a hint: it changes no value and no order, so results are
+//! identical with or without it.
 
 /// Ask the CPU to bring the cache line holding `r` closer (no-op on
 /// targets without a prefetch instruction).

@@ -131,6 +131,9 @@ pub struct ClusterState {
     /// Rack of every node, by id, copied out of the large node records:
     /// locality lookups and every admitted map's index entries read it.
     rack_of: Vec<RackId>,
+    /// Disk limit of every node, MB, by id (copied for the same reason:
+    /// a disk-space check reads it at every map launch).
+    disk_mb: Vec<Option<f64>>,
     blocks: BlockMap,
     nodes: Vec<NodeState>,
     jobs: Vec<Job>,
@@ -379,6 +382,12 @@ impl ClusterState {
         self.copy_compute_splitting
     }
 
+    /// Disk limit of node `n`, MB (`disk_mb` in the cluster file).
+    #[inline]
+    pub fn disk_mb(&self, n: NodeId) -> Option<f64> {
+        self.disk_mb[n.idx()]
+    }
+
     /// Reducers that may compute at once on `n` now.
     pub fn compute_limit(&self, n: NodeId) -> u32 {
         let node = &self.cluster.nodes[n.idx()];
@@ -481,25 +490,29 @@ impl ClusterState {
     /// (nor a data-less one); true when it may. Touches one bit, not the job.
     #[inline]
     pub fn may_have_local_map(&self, job: JobId, n: NodeId) -> bool {
-        let (j, nodes) = (job.idx(), self.nodes.len());
-        n.idx() < nodes
-            && j / 64 >= self.local_base
-            && self
-                .local_jobs
-                .get((j / 64 - self.local_base) * nodes + n.idx())
-                .is_some_and(|w| w.get() & (1 << (j % 64)) != 0)
+        self.local_cell(job, n)
+            .is_some_and(|(w, bit)| w.get() & bit != 0)
     }
 
     /// A node-level lookup found no pending map of `job` with data on `n`
     /// and no data-less one: clear its bit until one is pending again.
     fn clear_local(&self, job: JobId, n: NodeId) {
-        let (j, nodes) = (job.idx(), self.nodes.len());
-        if let Some(w) = (j / 64)
-            .checked_sub(self.local_base)
-            .and_then(|w| self.local_jobs.get(w * nodes + n.idx()))
-        {
-            w.set(w.get() & !(1 << (j % 64)));
+        if let Some((w, bit)) = self.local_cell(job, n) {
+            w.set(w.get() & !bit);
         }
+    }
+
+    /// The word holding `job`'s bit on node `n`, and the bit; none when the
+    /// word was never grown or was dropped with its ended jobs.
+    #[inline]
+    fn local_cell(&self, job: JobId, n: NodeId) -> Option<(&Cell<u64>, u64)> {
+        let (j, nodes) = (job.idx(), self.nodes.len());
+        if n.idx() >= nodes {
+            return None;
+        }
+        let w = (j / 64).checked_sub(self.local_base)?;
+        let cell = self.local_jobs.get(w * nodes + n.idx())?;
+        Some((cell, 1 << (j % 64)))
     }
 
     /// The words holding `job`'s bits (one per node), grown as needed, and
@@ -670,10 +683,12 @@ impl ClusterState {
             })
             .collect();
         let rack_of = cluster.nodes.iter().map(|n| n.rack).collect();
+        let disk_mb = cluster.nodes.iter().map(|n| n.disk_mb).collect();
         let mut st = ClusterState {
             now: Time::ZERO,
             caps,
             rack_of,
+            disk_mb,
             blocks: BlockMap::default(),
             nodes,
             jobs: Vec::new(),

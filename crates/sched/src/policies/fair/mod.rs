@@ -300,7 +300,7 @@ impl FairScheduler {
             interval: secs(o.preemption_interval_s),
             reservation: secs(o.preemption_reservation_s),
         });
-        let disks = cluster.nodes.iter().map(|n| n.disk_mb).collect();
+        let disks = cluster.nodes.iter().any(|n| n.disk_mb.is_some());
         let victim = match o.eviction {
             EvictOpt::LatestSubmitted => Victim::LatestSubmitted,
             EvictOpt::LeastProgress => Victim::LeastProgress,

@@ -36,9 +36,6 @@ pub enum Victim {
 pub struct Space {
     /// Any node has a disk limit.
     pub enabled: bool,
-    /// Each node's disk limit, MB, copied out of the cluster description:
-    /// every map launch reads it, and the node records are large.
-    disk_mb: Vec<Option<f64>>,
     victim: Victim,
     pending: Vec<(JobId, NodeId)>,
     /// The largest output of any map of any job admitted, MB: with the
@@ -60,12 +57,10 @@ fn progress(st: &ClusterState, j: JobId) -> f64 {
 }
 
 impl Space {
-    /// Space management for nodes with these disk limits (off when no node
-    /// has one).
-    pub fn new(disk_mb: Vec<Option<f64>>, victim: Victim) -> Space {
+    /// Space management for a cluster (off when no node has a disk limit).
+    pub fn new(st_disks: bool, victim: Victim) -> Space {
         Space {
-            enabled: disk_mb.iter().any(Option::is_some),
-            disk_mb,
+            enabled: st_disks,
             victim,
             pending: Vec::new(),
             max_out: 0.0,
@@ -90,12 +85,7 @@ impl Space {
         if !self.enabled {
             return true;
         }
-        let Some(cap) = self
-            .disk_mb
-            .get(node.idx())
-            .copied()
-            .unwrap_or_else(|| st.cluster().nodes[node.idx()].disk_mb)
-        else {
+        let Some(cap) = st.disk_mb(node) else {
             return true;
         };
         let spec = &st.job(job).spec;
