@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod block_sizes;
 pub mod cluster;
 pub mod cost;
 pub mod error;
@@ -23,6 +24,7 @@ pub mod source;
 pub mod time;
 pub mod workload;
 
+pub use block_sizes::BlockSizes;
 pub use cluster::{Cluster, ClusterSpec, Member, Node, SlotConfig};
 pub use error::{InputError, InputErrors};
 pub use estimate::{estimate, Estimate};

@@ -4,15 +4,16 @@
 //! with the block's size as input: a SWIM day scaled to a large cluster has
 //! millions of them, and a list of [`MapSpec`]s would spend 40 bytes on each
 //! to repeat what the dataset already says. A job that reads one dataset
-//! whole keeps only the dataset's id and its shared list of block sizes;
+//! whole keeps only the dataset's id and its block sizes (a handle, or
+//! three numbers: see [`BlockSizes`]);
 //! every other job keeps the list. Both answer the same questions the same
 //! way ([`MapSpecs::at`], [`MapSpecs::iter`]), so no reader can tell them
 //! apart, and both serialise as the list.
 
+use crate::block_sizes::BlockSizes;
 use crate::ids::{BlockRef, DatasetId};
 use crate::workload::MapSpec;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::sync::Arc;
 
 /// The map tasks of a job, in task order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -26,7 +27,7 @@ enum Repr {
     /// time.
     Blocks {
         dataset: DatasetId,
-        sizes: Arc<[f64]>,
+        sizes: BlockSizes,
     },
 }
 
@@ -43,7 +44,7 @@ impl MapSpecs {
     }
 
     /// One map per block of `dataset`, whose block sizes are `sizes` (MB).
-    pub fn blocks(dataset: DatasetId, sizes: Arc<[f64]>) -> MapSpecs {
+    pub fn blocks(dataset: DatasetId, sizes: BlockSizes) -> MapSpecs {
         MapSpecs(Repr::Blocks { dataset, sizes })
     }
 
@@ -66,7 +67,7 @@ impl MapSpecs {
     pub fn get(&self, i: usize) -> Option<MapSpec> {
         match &self.0 {
             Repr::List(v) => v.get(i).copied(),
-            Repr::Blocks { dataset, sizes } => sizes.get(i).map(|&mb| MapSpec {
+            Repr::Blocks { dataset, sizes } => sizes.get(i).map(|mb| MapSpec {
                 block: Some(BlockRef {
                     dataset: *dataset,
                     index: i as u32,
@@ -86,11 +87,7 @@ impl MapSpecs {
                     crate::hint::prefetch(m);
                 }
             }
-            Repr::Blocks { sizes, .. } => {
-                if let Some(mb) = sizes.get(i) {
-                    crate::hint::prefetch(mb);
-                }
-            }
+            Repr::Blocks { sizes, .. } => sizes.prefetch(i),
         }
     }
 
@@ -242,7 +239,8 @@ mod tests {
 
     #[test]
     fn blocks_read_like_the_list_they_stand_for() {
-        let sizes: Arc<[f64]> = vec![64.0, 64.0, 10.5].into();
+        let sizes = BlockSizes::from_vec(vec![64.0, 64.0, 10.5]);
+        assert!(sizes.as_uniform().is_some(), "kept as three numbers");
         let compact = MapSpecs::blocks(DatasetId(3), sizes);
         let list = MapSpecs::from(vec![
             block(3, 0, 64.0),

@@ -7,6 +7,7 @@
 //! when the workload gives them and come from the cost model
 //! ([`crate::cost`]) otherwise.
 
+use crate::block_sizes::BlockSizes;
 use crate::cluster::Cluster;
 use crate::error::InputErrors;
 use crate::ids::{BlockRef, DatasetId, Priority};
@@ -189,7 +190,7 @@ pub struct Dataset {
     /// Name.
     pub name: String,
     /// Size of each block, MB.
-    pub blocks_mb: Arc<[f64]>,
+    pub blocks_mb: BlockSizes,
     /// Replicas per block.
     pub replication: u32,
 }
@@ -197,7 +198,7 @@ pub struct Dataset {
 impl Dataset {
     /// Total size, MB.
     pub fn size_mb(&self) -> f64 {
-        self.blocks_mb.iter().sum()
+        self.blocks_mb.total_mb()
     }
 }
 
@@ -401,7 +402,7 @@ pub fn resolve_dataset(
                 "blocks_mb",
                 "give either `size_mb` or `blocks_mb`, not both".into(),
             );
-            vec![]
+            BlockSizes::default()
         }
         (Some(b), None) => {
             if b.is_empty() {
@@ -431,7 +432,7 @@ pub fn resolve_dataset(
                     );
                 }
             }
-            b.clone()
+            BlockSizes::from_vec(b.clone())
         }
         (None, Some(size)) => {
             if !(size.is_finite() && size > 0.0) {
@@ -439,7 +440,7 @@ pub fn resolve_dataset(
                     "size_mb",
                     format!("must be a positive size in MB, got {size}"),
                 );
-                vec![]
+                BlockSizes::default()
             } else if size > lim.max_size_mb {
                 bad(
                     "size_mb",
@@ -449,13 +450,13 @@ pub fn resolve_dataset(
                         lim.max_size_mb
                     ),
                 );
-                vec![]
+                BlockSizes::default()
             } else if !(d.block_mb.is_finite() && d.block_mb > 0.0) {
                 bad(
                     "block_mb",
                     format!("must be a positive size in MB, got {}", d.block_mb),
                 );
-                vec![]
+                BlockSizes::default()
             } else if d.block_mb < lim.min_block_mb || d.block_mb > lim.max_size_mb {
                 bad(
                     "block_mb",
@@ -466,7 +467,7 @@ pub fn resolve_dataset(
                         lim.max_size_mb
                     ),
                 );
-                vec![]
+                BlockSizes::default()
             } else {
                 let n = (size / d.block_mb).ceil();
                 if n > lim.max_job_tasks as f64 {
@@ -479,15 +480,10 @@ pub fn resolve_dataset(
                             num(n), lim.max_job_tasks
                         ),
                     );
-                    vec![]
+                    BlockSizes::default()
                 } else {
-                    let n = n as usize;
-                    let mut v = vec![d.block_mb; n];
-                    let last = size - d.block_mb * (n as f64 - 1.0);
-                    if let Some(l) = v.last_mut() {
-                        *l = last;
-                    }
-                    v
+                    let last = size - d.block_mb * (n - 1.0);
+                    BlockSizes::uniform(n as usize, d.block_mb, last)
                 }
             }
         }
@@ -496,12 +492,12 @@ pub fn resolve_dataset(
                 "size_mb",
                 "a dataset needs `size_mb` (with `block_mb`) or `blocks_mb`".into(),
             );
-            vec![]
+            BlockSizes::default()
         }
     };
     ok.then(|| Dataset {
         name: d.name.clone(),
-        blocks_mb: blocks.into(),
+        blocks_mb: blocks,
         replication: d.replication,
     })
 }
@@ -740,7 +736,7 @@ impl JobFileSpec {
                                         dataset: id,
                                         index: b as u32,
                                     }),
-                                    input_mb: *mb,
+                                    input_mb: mb,
                                     time: None,
                                 });
                             }
@@ -917,7 +913,7 @@ impl JobFileSpec {
         let maps = match input.as_slice() {
             // One dataset read whole, no explicit times: its blocks.
             [d] if self.input.is_some() && maps.iter().all(|m| m.time.is_none()) => {
-                MapSpecs::blocks(*d, Arc::clone(&datasets[d.idx()].blocks_mb))
+                MapSpecs::blocks(*d, datasets[d.idx()].blocks_mb.clone())
             }
             _ => maps.into(),
         };
@@ -1132,14 +1128,16 @@ impl Workload {
                 .datasets
                 .iter()
                 .map(|d| {
-                    let uniform = d.blocks_mb[..d.blocks_mb.len().saturating_sub(1)]
+                    let b = &d.blocks_mb;
+                    let uniform = b
                         .iter()
-                        .all(|b| *b == d.blocks_mb[0]);
-                    if uniform && d.blocks_mb.last() <= d.blocks_mb.first() {
+                        .take(b.len().saturating_sub(1))
+                        .all(|x| Some(x) == b.first());
+                    if uniform && b.last() <= b.first() && !b.is_empty() {
                         DatasetSpec {
                             name: d.name.clone(),
                             size_mb: Some(d.size_mb()),
-                            block_mb: d.blocks_mb[0],
+                            block_mb: b.first().expect("not empty"),
                             blocks_mb: None,
                             replication: d.replication,
                         }
@@ -1271,7 +1269,7 @@ deadline_s = 100
 "#,
         )
         .unwrap();
-        assert_eq!(*w.datasets[0].blocks_mb, [128.0, 128.0, 44.0]);
+        assert_eq!(w.datasets[0].blocks_mb.to_vec(), [128.0, 128.0, 44.0]);
         assert_eq!(w.jobs[0].name, "a", "sorted by arrival");
         assert_eq!(w.jobs[0].maps.len(), 3);
         assert_eq!(w.jobs[0].reduces.len(), 2);

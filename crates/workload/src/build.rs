@@ -2,7 +2,8 @@
 
 use mrsched_model::workload::CostParams;
 use mrsched_model::{
-    BlockRef, Dataset, DatasetId, JobSpec, MapSpec, MapSpecs, ReduceSpec, Time, Workload,
+    BlockRef, BlockSizes, Dataset, DatasetId, JobSpec, MapSpec, MapSpecs, ReduceSpec, Time,
+    Workload,
 };
 use std::sync::Arc;
 
@@ -25,7 +26,12 @@ impl WorkloadBuilder {
 
     /// Add a dataset of `blocks` blocks of `block_mb` (the last one
     /// `last_mb`), replicated `replication` times.
-    pub fn dataset(&mut self, name: &str, sizes_mb: Vec<f64>, replication: u32) -> DatasetId {
+    pub fn dataset(
+        &mut self,
+        name: &str,
+        sizes_mb: impl Into<BlockSizes>,
+        replication: u32,
+    ) -> DatasetId {
         self.w.datasets.push(Dataset {
             name: name.to_string(),
             blocks_mb: sizes_mb.into(),
@@ -57,7 +63,7 @@ impl WorkloadBuilder {
         // One dataset read whole: the maps are its blocks (no list; see
         // `MapSpecs`).
         if let [d] = inputs {
-            let sizes = Arc::clone(&self.w.datasets[d.idx()].blocks_mb);
+            let sizes = self.w.datasets[d.idx()].blocks_mb.clone();
             j.maps = MapSpecs::blocks(*d, sizes);
         }
         for &d in inputs.iter().filter(|_| inputs.len() > 1) {
@@ -67,7 +73,7 @@ impl WorkloadBuilder {
                         dataset: d,
                         index: b as u32,
                     }),
-                    input_mb: *mb,
+                    input_mb: mb,
                     time: None,
                 });
             }
@@ -108,18 +114,15 @@ impl WorkloadBuilder {
 }
 
 /// `n` blocks of `block_mb` covering `size_mb` (the last block smaller).
-pub fn blocks(size_mb: f64, block_mb: f64) -> Vec<f64> {
+pub fn blocks(size_mb: f64, block_mb: f64) -> BlockSizes {
     let n = (size_mb / block_mb).ceil().max(1.0) as usize;
-    let mut v = vec![block_mb; n];
     let last = size_mb - block_mb * (n as f64 - 1.0);
-    if let Some(l) = v.last_mut() {
-        *l = if last > 0.0 {
-            last
-        } else {
-            block_mb.min(size_mb.max(1e-6))
-        };
-    }
-    v
+    let last = if last > 0.0 {
+        last
+    } else {
+        block_mb.min(size_mb.max(1e-6))
+    };
+    BlockSizes::uniform(n, block_mb, last)
 }
 
 #[cfg(test)]
@@ -128,8 +131,8 @@ mod tests {
 
     #[test]
     fn blocks_cover_size() {
-        assert_eq!(blocks(300.0, 128.0), vec![128.0, 128.0, 44.0]);
-        assert_eq!(blocks(256.0, 128.0), vec![128.0, 128.0]);
-        assert_eq!(blocks(0.01, 128.0), vec![0.01]);
+        assert_eq!(blocks(300.0, 128.0).to_vec(), vec![128.0, 128.0, 44.0]);
+        assert_eq!(blocks(256.0, 128.0).to_vec(), vec![128.0, 128.0]);
+        assert_eq!(blocks(0.01, 128.0).to_vec(), vec![0.01]);
     }
 }
