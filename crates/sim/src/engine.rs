@@ -23,13 +23,14 @@
 
 use crate::cohort::{bit, set_bit, Cohort, Grid};
 use crate::copy::CopyProfile;
+use crate::placement::Placement;
 use crate::queue::EventQueue;
 use mrsched_metrics::{LatencyHistogram, RunInfo, Sample};
 use mrsched_model::cost;
 use mrsched_model::rng::{self, hash_words, unit_from_hash};
 use mrsched_model::{AttemptId, Cluster, JobId, NodeId, TaskKind, Time, Workload};
 use mrsched_sched::{Driver, Hooks, IdleBeats, Scheduler};
-use mrsched_state::{ClusterState, DatasetBlocks, Launch, LaunchError, StateEvent};
+use mrsched_state::{ClusterState, Launch, LaunchError, StateEvent};
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
 use rustc_hash::FxHashMap;
@@ -229,6 +230,8 @@ struct Engine<'a> {
     st: ClusterState,
     sched: &'a mut dyn Scheduler,
     driver: Driver,
+    cluster: &'a Cluster,
+    placement: Placement,
     k: Core<'a>,
 }
 
@@ -388,25 +391,7 @@ pub fn simulate_with_progress(
 ) -> Result<SimOutput, SimError> {
     let mut st = ClusterState::new(cluster.clone());
     Driver::init(&mut st, sched);
-    let mut place_rng = rng::stream(opts.seed, "placement");
-    for d in &workload.datasets {
-        let r = (d.replication as usize).min(cluster.nodes.len());
-        let mut reps = Vec::with_capacity(d.blocks_mb.len() * r);
-        mrsched_model::placement::place_blocks(
-            cluster,
-            d.blocks_mb.len(),
-            r,
-            None,
-            &mut place_rng,
-            &mut reps,
-        );
-        st.add_dataset(DatasetBlocks::from_flat(
-            &d.name,
-            d.blocks_mb.len(),
-            reps,
-            r,
-        ));
-    }
+    let placement = Placement::new(&mut st, workload, opts.seed, opts.release_ended_jobs);
     let interval = cluster.heartbeat.interval;
     let n_nodes = cluster.nodes.len();
     let phases = (0..n_nodes)
@@ -446,6 +431,8 @@ pub fn simulate_with_progress(
         st,
         sched,
         driver: Driver::new(),
+        cluster,
+        placement,
         k: Core {
             opts,
             workload,
@@ -605,6 +592,8 @@ impl Engine<'_> {
                 self.k.progress_at(self.st.now());
                 // Shared with the workload, not copied.
                 let spec = self.k.workload.jobs[i as usize].clone();
+                self.placement
+                    .job_arrives(&mut self.st, self.cluster, self.k.workload, &spec);
                 self.driver
                     .submit(&mut self.st, self.sched, &mut self.k, spec);
             }
@@ -812,6 +801,8 @@ impl Engine<'_> {
         }
         for j in self.k.ended.drain(..) {
             self.st.release_task_records(j);
+            let spec = std::sync::Arc::clone(&self.st.job(j).spec);
+            self.placement.job_ended(&mut self.st, &spec);
         }
         if self.k.lazy {
             self.k.refresh_slot_bits(&self.st);

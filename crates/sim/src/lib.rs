@@ -15,6 +15,7 @@ mod cohort;
 pub mod copy;
 mod engine;
 pub mod parallel;
+mod placement;
 pub mod queue;
 pub mod standalone;
 

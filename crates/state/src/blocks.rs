@@ -81,6 +81,22 @@ impl DatasetBlocks {
         self.blocks == 0
     }
 
+    /// Give the blocks replicas stored block after block, `per_block`
+    /// each (a dataset registered before it was placed).
+    pub fn place(&mut self, replicas: Vec<NodeId>, per_block: usize) {
+        debug_assert_eq!(replicas.len(), self.blocks * per_block);
+        self.replicas = replicas;
+        self.layout = Layout::PerBlock(per_block);
+    }
+
+    /// Forget where the replicas are, keeping the number of blocks: for a
+    /// dataset no job will read again, whose replica lists over a day would
+    /// otherwise all be held to the end. Every block then has none.
+    pub fn forget_replicas(&mut self) {
+        self.replicas = Vec::new();
+        self.layout = Layout::PerBlock(0);
+    }
+
     /// Replica nodes of block `b`.
     #[inline]
     pub fn replicas(&self, b: u32) -> &[NodeId] {
@@ -115,6 +131,19 @@ mod tests {
         assert!(lists.replicas(7).is_empty());
         assert!(DatasetBlocks::default().replicas(0).is_empty());
     }
+
+    #[test]
+    fn a_dataset_is_placed_after_it_is_registered_and_forgotten_after_use() {
+        let n = |i: u32| NodeId(i);
+        let mut d = DatasetBlocks::from_flat("later", 2, Vec::new(), 0);
+        assert_eq!(d.len(), 2);
+        assert!(d.replicas(0).is_empty());
+        d.place(vec![n(4), n(5), n(6), n(7)], 2);
+        assert_eq!(d.replicas(1), &[n(6), n(7)]);
+        d.forget_replicas();
+        assert_eq!(d.len(), 2, "the number of blocks stays");
+        assert!(d.replicas(0).is_empty() && d.replicas(1).is_empty());
+    }
 }
 
 /// Every dataset's replica locations.
@@ -132,6 +161,10 @@ impl BlockMap {
     /// A dataset.
     pub fn dataset(&self, d: DatasetId) -> Option<&DatasetBlocks> {
         self.datasets.get(d.idx())
+    }
+    /// A dataset, to place or forget its replicas.
+    pub fn dataset_mut(&mut self, d: DatasetId) -> Option<&mut DatasetBlocks> {
+        self.datasets.get_mut(d.idx())
     }
     /// Replica nodes of a block (empty when unknown).
     pub fn replicas(&self, b: BlockRef) -> &[NodeId] {

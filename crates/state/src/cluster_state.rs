@@ -791,6 +791,24 @@ impl ClusterState {
         self.blocks.add(blocks)
     }
 
+    /// Place a registered dataset's blocks: `replicas` block after block,
+    /// `per_block` each. A driver may register every dataset up front and
+    /// place each only when a job that reads it arrives.
+    pub fn place_dataset(&mut self, d: DatasetId, replicas: Vec<NodeId>, per_block: usize) {
+        if let Some(b) = self.blocks.dataset_mut(d) {
+            b.place(replicas, per_block);
+        }
+    }
+
+    /// Forget where dataset `d`'s replicas are, once no job will read it
+    /// again (the driver knows: it has the workload). Its number of blocks
+    /// stays.
+    pub fn forget_replicas(&mut self, d: DatasetId) {
+        if let Some(b) = self.blocks.dataset_mut(d) {
+            b.forget_replicas();
+        }
+    }
+
     /// A job arrives. It waits in `Submitted` until admitted or rejected.
     pub fn submit(&mut self, spec: impl Into<Arc<JobSpec>>) -> JobId {
         if self.usage.since.is_none() {
