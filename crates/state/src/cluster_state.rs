@@ -1560,27 +1560,32 @@ impl ClusterState {
     fn build_index(&mut self, j: JobId) {
         let jm = &self.jobs[j.idx()];
         let maps = &jm.spec.maps;
-        let with_data = maps.iter().filter(|m| m.block.is_some()).count();
-        let (mut any, mut nodata) = (
-            Vec::with_capacity(with_data),
-            Vec::with_capacity(maps.len() - with_data),
-        );
-        // Tasks are visited last first, so `any` and `nodata` come out with
-        // the lowest task on top.
-        for (t, m) in maps.iter().enumerate().rev() {
-            match m.block {
-                Some(_) => any.push(t as u32),
-                None => nodata.push(t as u32),
+        // Tasks are listed last first, so `any` and `nodata` come out with
+        // the lowest task on top. A job reading one dataset whole has data
+        // for every map.
+        let (any, nodata) = if maps.whole_dataset().is_some() {
+            ((0..maps.len() as u32).rev().collect(), Vec::new())
+        } else {
+            let with_data = maps.iter().filter(|m| m.block.is_some()).count();
+            let (mut any, mut nodata) = (
+                Vec::with_capacity(with_data),
+                Vec::with_capacity(maps.len() - with_data),
+            );
+            for (t, m) in maps.iter().enumerate().rev() {
+                match m.block {
+                    Some(_) => any.push(t as u32),
+                    None => nodata.push(t as u32),
+                }
             }
-        }
+            (any, nodata)
+        };
         // The rows are built straight from the replica lists, listed twice
         // (count, then fill) rather than through a list of pairs: a job of
         // millions of maps would need tens of MB for that list.
         let (cluster, blocks) = (&self.cluster, &self.blocks);
-        let nodes = crate::index::Rows::build_from(cluster.nodes.len(), &ByNode { maps, blocks });
-        let racks = crate::index::Rows::build_from(
-            cluster.racks.len(),
-            &ByRack {
+        let (nodes, racks) = crate::index::Rows::build_two(
+            (cluster.nodes.len(), cluster.racks.len()),
+            &ByNodeAndRack {
                 maps,
                 blocks,
                 rack_of: &self.rack_of,
@@ -1880,19 +1885,22 @@ fn replicas_by_task(maps: &MapSpecs, blocks: &BlockMap, mut f: impl FnMut(u32, &
     }
 }
 
-/// A job's `(node, task)` pairs: each map with each node holding a replica
-/// of its block.
-struct ByNode<'a> {
+/// A job's `(node, task)` pairs, each map with each node holding a replica
+/// of its block, and its `(rack, task)` pairs, each map once per rack
+/// holding one.
+struct ByNodeAndRack<'a> {
     maps: &'a MapSpecs,
     blocks: &'a BlockMap,
+    rack_of: &'a [RackId],
 }
 
-impl crate::index::Pairs for ByNode<'_> {
-    fn each(&self, mut f: impl FnMut(u32, u32)) {
+impl crate::index::PairsOfTwo for ByNodeAndRack<'_> {
+    fn each(&self, mut by_node: impl FnMut(u32, u32), mut by_rack: impl FnMut(u32, u32)) {
         replicas_by_task(self.maps, self.blocks, |t, reps| {
             for &n in reps {
-                f(n.0, t);
+                by_node(n.0, t);
             }
+            each_rack_once(reps, |n| self.rack_of[n.idx()], |r| by_rack(r.0, t));
         });
     }
 }
@@ -1918,20 +1926,5 @@ fn each_rack_once(reps: &[NodeId], rack_of: impl Fn(NodeId) -> RackId, mut f: im
         if !reps[..i].iter().any(|x| rack_of(*x) == r) {
             f(r);
         }
-    }
-}
-
-/// A job's `(rack, task)` pairs: each map once per rack holding a replica.
-struct ByRack<'a> {
-    maps: &'a MapSpecs,
-    blocks: &'a BlockMap,
-    rack_of: &'a [RackId],
-}
-
-impl crate::index::Pairs for ByRack<'_> {
-    fn each(&self, mut f: impl FnMut(u32, u32)) {
-        replicas_by_task(self.maps, self.blocks, |t, reps| {
-            each_rack_once(reps, |n| self.rack_of[n.idx()], |r| f(r.0, t));
-        });
     }
 }

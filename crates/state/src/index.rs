@@ -21,15 +21,103 @@ use rustc_hash::FxHashMap;
 /// Lists every `(key, task)` pair of an index, in decreasing task order.
 /// A trait with a generic method rather than a visitor behind a pointer:
 /// the pairs of a job with millions of maps cost one inlined loop.
+#[cfg(test)]
 pub(crate) trait Pairs {
     /// Hand every pair to `f`; the same pairs every time.
     fn each(&self, f: impl FnMut(u32, u32));
 }
 
+/// Lists the pairs of two indexes of one job at once (its node rows and
+/// its rack rows), each in decreasing task order: both come from the same
+/// replica lists, which are then read once per pass rather than twice.
+pub(crate) trait PairsOfTwo {
+    /// Hand every pair of the first index to `a` and of the second to `b`;
+    /// the same pairs every time.
+    fn each(&self, a: impl FnMut(u32, u32), b: impl FnMut(u32, u32));
+}
+
+#[cfg(test)]
 impl Pairs for [(u32, u32)] {
     fn each(&self, mut f: impl FnMut(u32, u32)) {
         for &(k, t) in self {
             f(k, t)
+        }
+    }
+}
+
+/// First pass of a build: each row's length.
+struct Count {
+    keys: usize,
+    /// `count[k + 1]` is row k's length.
+    count: Vec<u32>,
+    bits: Vec<u64>,
+    total: usize,
+}
+
+impl Count {
+    fn new(keys: usize) -> Count {
+        Count {
+            keys,
+            count: vec![0u32; keys + 1],
+            bits: vec![0u64; keys.div_ceil(64)],
+            total: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, k: u32) {
+        self.count[k as usize + 1] += 1;
+        self.bits[k as usize / 64] |= 1 << (k % 64);
+        self.total += 1;
+    }
+
+    /// The rows' starts, for the second pass.
+    fn into_fill(self) -> Fill {
+        if self.total == 0 {
+            return Fill::default();
+        }
+        let mut start = self.count;
+        for i in 0..self.keys {
+            start[i + 1] += start[i];
+        }
+        Fill {
+            fill: start[..self.keys].to_vec(),
+            start,
+            bits: self.bits,
+            data: vec![0u32; self.total],
+        }
+    }
+}
+
+/// Second pass of a build: each pair put at its row's fill point.
+#[derive(Default)]
+struct Fill {
+    bits: Vec<u64>,
+    start: Vec<u32>,
+    fill: Vec<u32>,
+    data: Vec<u32>,
+}
+
+impl Fill {
+    #[inline(always)]
+    fn put(&mut self, k: u32, t: u32) {
+        let k = k as usize;
+        self.data[self.fill[k] as usize] = t;
+        self.fill[k] += 1;
+    }
+
+    fn finish(self) -> Rows {
+        if self.data.is_empty() {
+            return Rows::default();
+        }
+        // Each row's fill point has reached the next row's start: its top.
+        debug_assert_eq!(self.fill[..], self.start[1..]);
+        Rows {
+            bits: self.bits,
+            top: self.fill,
+            start: self.start,
+            data: self.data,
+            extra: FxHashMap::default(),
         }
     }
 }
@@ -55,39 +143,27 @@ impl Rows {
     }
 
     /// [`Rows::build`] from the pairs `pairs` lists, in decreasing task
-    /// order; they are listed twice (count, then fill).
+    /// order; they are listed twice (count, then fill). Pairs arrive in
+    /// decreasing task order, so each row fills up to the lowest task on
+    /// its top.
+    #[cfg(test)]
     pub(crate) fn build_from(keys: usize, pairs: &(impl Pairs + ?Sized)) -> Rows {
-        let mut count = vec![0u32; keys + 1];
-        let mut bits = vec![0u64; keys.div_ceil(64)];
-        let mut total = 0usize;
-        pairs.each(|k, _| {
-            count[k as usize + 1] += 1;
-            bits[k as usize / 64] |= 1 << (k % 64);
-            total += 1;
-        });
-        if total == 0 {
-            return Rows::default();
-        }
-        for i in 0..keys {
-            count[i + 1] += count[i];
-        }
-        let start = count;
-        let mut fill: Vec<u32> = start[..keys].to_vec();
-        let mut data = vec![0u32; total];
-        // Pairs arrive in decreasing task order, so each row fills up to
-        // the lowest task on its top.
-        pairs.each(|k, t| {
-            let k = k as usize;
-            data[fill[k] as usize] = t;
-            fill[k] += 1;
-        });
-        Rows {
-            bits,
-            top: start[1..].to_vec(),
-            start,
-            data,
-            extra: FxHashMap::default(),
-        }
+        let mut count = Count::new(keys);
+        pairs.each(|k, _| count.add(k));
+        let mut fill = count.into_fill();
+        pairs.each(|k, t| fill.put(k, t));
+        fill.finish()
+    }
+
+    /// Two indexes at once, of `keys.0` and `keys.1` keys, from the pairs
+    /// `pairs` lists (twice: count, then fill), as [`Rows::build_from`]
+    /// builds each.
+    pub(crate) fn build_two(keys: (usize, usize), pairs: &impl PairsOfTwo) -> (Rows, Rows) {
+        let (mut ca, mut cb) = (Count::new(keys.0), Count::new(keys.1));
+        pairs.each(|k, _| ca.add(k), |k, _| cb.add(k));
+        let (mut fa, mut fb) = (ca.into_fill(), cb.into_fill());
+        pairs.each(|k, t| fa.put(k, t), |k, t| fb.put(k, t));
+        (fa.finish(), fb.finish())
     }
 
     /// The keys whose rows had tasks when built, in increasing order.
@@ -216,6 +292,37 @@ mod tests {
     fn parity_rows() -> Rows {
         let pairs: Vec<(u32, u32)> = (0..4).rev().flat_map(|t| [(t % 2, t), (2, t)]).collect();
         Rows::build(3, &pairs)
+    }
+
+    /// Two lists of pairs handed out together.
+    struct Both<'a>(&'a [(u32, u32)], &'a [(u32, u32)]);
+
+    impl PairsOfTwo for Both<'_> {
+        fn each(&self, a: impl FnMut(u32, u32), b: impl FnMut(u32, u32)) {
+            self.0.each(a);
+            self.1.each(b);
+        }
+    }
+
+    fn same(x: &Rows, y: &Rows) -> bool {
+        (&x.bits, &x.start, &x.top, &x.data) == (&y.bits, &y.start, &y.top, &y.data)
+    }
+
+    #[test]
+    fn two_indexes_built_at_once_are_the_indexes_built_apart() {
+        let nodes: Vec<(u32, u32)> = (0..200u32)
+            .rev()
+            .flat_map(|t| [(t * 7 % 130, t), (t * 13 % 130, t)])
+            .collect();
+        let racks: Vec<(u32, u32)> = (0..200u32).rev().map(|t| (t % 3, t)).collect();
+        let (a, b) = Rows::build_two((130, 5), &Both(&nodes, &racks));
+        assert!(same(&a, &Rows::build(130, &nodes)));
+        assert!(same(&b, &Rows::build(5, &racks)));
+        assert_eq!(a.top[..], a.start[1..], "every row full");
+        // No pairs at all on one side: an empty index, as apart.
+        let (a, b) = Rows::build_two((130, 5), &Both(&nodes, &[]));
+        assert!(same(&a, &Rows::build(130, &nodes)));
+        assert!(b.data.is_empty() && b.start.is_empty());
     }
 
     #[test]
