@@ -61,43 +61,60 @@ fn slowest_speed(cluster: &Cluster) -> f64 {
         .clamp(f64::MIN_POSITIVE, f64::MAX)
 }
 
-/// Worst-case seconds of each map and reduce of `job` on `cluster`: the
-/// slowest node, the slowest read rate, the task overhead included.
-/// `speed` is the slowest node's ([`slowest_speed`]).
-fn task_secs(cluster: &Cluster, job: &JobSpec, speed: f64) -> (Vec<f64>, Vec<f64>) {
+/// Count, total and longest of one kind of a job's worst-case task times.
+struct KindSecs {
+    count: usize,
+    total: f64,
+    longest: f64,
+}
+
+impl KindSecs {
+    /// Of the times `secs` yields, in one pass (no list is kept: a job may
+    /// have millions of tasks). The same numbers as `sum()` and
+    /// `fold(0.0, f64::max)` over a list of them: `Sum for f64` starts from
+    /// -0.0.
+    fn of(secs: impl Iterator<Item = f64>) -> KindSecs {
+        let mut k = KindSecs {
+            count: 0,
+            total: -0.0,
+            longest: 0.0,
+        };
+        for x in secs {
+            k.count += 1;
+            k.total += x;
+            k.longest = f64::max(k.longest, x);
+        }
+        k
+    }
+}
+
+/// Worst-case seconds of the maps and of the reduces of `job` on
+/// `cluster`: the slowest node, the slowest read rate, the task overhead
+/// included. `speed` is the slowest node's ([`slowest_speed`]).
+fn task_secs(cluster: &Cluster, job: &JobSpec, speed: f64) -> [KindSecs; 2] {
     let r = &cluster.rates;
     let slowest_read = r.disk_mb_s.min(r.rack_mb_s).min(r.off_rack_mb_s);
     let overhead = cluster.task_overhead.as_secs_f64();
-    let maps = job
-        .maps
-        .iter()
-        .map(|m| {
-            overhead
-                + match m.time {
-                    Some(t) => t.as_secs_f64() / speed,
-                    None => {
-                        m.input_mb / slowest_read + m.input_mb * job.cost.map_cpu_s_per_mb / speed
-                    }
-                }
-        })
-        .collect();
+    let maps = KindSecs::of(job.maps.iter().map(|m| {
+        overhead
+            + match m.time {
+                Some(t) => t.as_secs_f64() / speed,
+                None => m.input_mb / slowest_read + m.input_mb * job.cost.map_cpu_s_per_mb / speed,
+            }
+    }));
     let partition = crate::cost::partition_mb(job);
-    let reduces = job
-        .reduces
-        .iter()
-        .map(|rd| {
-            overhead
-                + partition / r.shuffle_mb_s
-                + match rd.time {
-                    Some(t) => t.as_secs_f64() / speed,
-                    None => {
-                        partition * job.cost.reduce_cpu_s_per_mb / speed
-                            + partition * job.cost.reduce_output_ratio / r.disk_mb_s
-                    }
+    let reduces = KindSecs::of(job.reduces.iter().map(|rd| {
+        overhead
+            + partition / r.shuffle_mb_s
+            + match rd.time {
+                Some(t) => t.as_secs_f64() / speed,
+                None => {
+                    partition * job.cost.reduce_cpu_s_per_mb / speed
+                        + partition * job.cost.reduce_output_ratio / r.disk_mb_s
                 }
-        })
-        .collect();
-    (maps, reduces)
+            }
+    }));
+    [maps, reduces]
 }
 
 /// Estimate a run of `workload` on `cluster`.
@@ -114,13 +131,13 @@ pub fn estimate(cluster: &Cluster, workload: &Workload) -> Estimate {
     let mut longest_task: Option<(String, &'static str, f64)> = None;
     let speed = slowest_speed(cluster);
     for job in &workload.jobs {
-        let (maps, reduces) = task_secs(cluster, job, speed);
-        tasks += (maps.len() + reduces.len()) as u64;
+        let [maps, reduces] = task_secs(cluster, job, speed);
+        tasks += (maps.count + reduces.count) as u64;
         let mut job_longest = 0.0f64;
         for (kind, v) in [("map", &maps), ("reduce", &reduces)] {
-            let m = v.iter().copied().fold(0.0, f64::max);
+            let m = v.longest;
             job_longest += m;
-            work += v.iter().sum::<f64>();
+            work += v.total;
             if longest_task.as_ref().is_none_or(|(_, _, t)| m > *t) && m > 0.0 {
                 longest_task = Some((job.name.clone(), kind, m));
             }
@@ -178,6 +195,16 @@ impl fmt::Display for Estimate {
 mod tests {
     use super::*;
     use crate::{Format, Source};
+
+    #[test]
+    fn one_pass_gives_the_list_sum_and_maximum_bit_for_bit() {
+        for v in [vec![], vec![0.1, 0.2, 0.3], vec![3.0, 1e-17, 1e17, 2.5]] {
+            let k = KindSecs::of(v.iter().copied());
+            assert_eq!(k.count, v.len());
+            assert_eq!(k.total.to_bits(), v.iter().sum::<f64>().to_bits());
+            assert_eq!(k.longest, v.iter().copied().fold(0.0, f64::max));
+        }
+    }
 
     fn run(cluster: &str, workload: &str) -> Estimate {
         let c = Cluster::from_toml_str("c.toml", cluster).unwrap();
