@@ -76,9 +76,12 @@ impl Count {
         if self.total == 0 {
             return Fill::default();
         }
+        // Running sums (`count[0]` is 0): row k starts after rows 0..k.
         let mut start = self.count;
-        for i in 0..self.keys {
-            start[i + 1] += start[i];
+        let mut sum = 0u32;
+        for c in start.iter_mut() {
+            sum += *c;
+            *c = sum;
         }
         Fill {
             fill: start[..self.keys].to_vec(),
