@@ -6,7 +6,7 @@ use mrsched_metrics::output::{
     compare_csv, compare_table, jobs_csv, render_table_aligned, summary_text,
 };
 use mrsched_metrics::{html, plot, Report};
-use mrsched_model::{Cluster, Format as DocFormat, InputErrors, Source, Workload};
+use mrsched_model::{Cluster, Estimate, Format as DocFormat, InputErrors, Source, Workload};
 use mrsched_sched::policies::capacity::conf::CapacityConf;
 use mrsched_sched::policies::fair::alloc::Allocations;
 use mrsched_sched::{config, SchedulerConfig};
@@ -86,8 +86,9 @@ fn swim_options(r: &RunArgs) -> SwimOptions {
     }
 }
 
-/// Cluster and workload of a run, checked against each other.
-fn inputs(r: &RunArgs) -> Result<(Cluster, Workload)> {
+/// Cluster and workload of a run, checked against each other, and the
+/// run's estimate (which the check computes).
+fn inputs(r: &RunArgs) -> Result<(Cluster, Workload, Estimate)> {
     if !(r.swim_scale.is_finite() && r.swim_scale > 0.0) {
         return Err(usage("--swim-scale must be a positive number"));
     }
@@ -105,8 +106,8 @@ fn inputs(r: &RunArgs) -> Result<(Cluster, Workload)> {
         }
         (Err(a), _) | (_, Err(a)) => return Err(a.into()),
     };
-    workload.check_against(&cluster, &r.workload)?;
-    Ok((cluster, workload))
+    let est = workload.check_against(&cluster, &r.workload)?;
+    Ok((cluster, workload, est))
 }
 
 /// Print the size of the run on stderr (stdout stays one document) and
@@ -117,9 +118,9 @@ fn check_budget(
     r: &RunArgs,
     cluster: &Cluster,
     workload: &Workload,
+    mut est: Estimate,
     cfgs: &[&SchedulerConfig],
 ) -> Result<()> {
-    let mut est = mrsched_model::estimate(cluster, workload);
     let every = cfgs
         .iter()
         .any(|c| c.build(cluster).is_ok_and(|s| s.needs_every_heartbeat()));
@@ -233,7 +234,7 @@ fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
 fn simulate(a: SimulateArgs) -> Result<()> {
     let cfg = SchedulerConfig::resolve(&a.scheduler);
     let inputs = inputs(&a.run);
-    let (cfg, (cluster, workload)) = match (cfg, inputs) {
+    let (cfg, (cluster, workload, est)) = match (cfg, inputs) {
         (Ok(c), Ok(i)) => (c, i),
         (Err(e), Err(mut f)) => {
             f.message = format!("{}\n{}", e, f.message);
@@ -242,7 +243,7 @@ fn simulate(a: SimulateArgs) -> Result<()> {
         (Err(e), _) => return Err(e.into()),
         (_, Err(f)) => return Err(f),
     };
-    check_budget(&a.run, &cluster, &workload, &[&cfg])?;
+    check_budget(&a.run, &cluster, &workload, est, &[&cfg])?;
     let report = run_one(&a.run, &cluster, &workload, &cfg, None)?;
     if let Some(p) = &a.plot {
         plot_timeline(p, &report)?;
@@ -323,11 +324,12 @@ fn compare(a: CompareArgs) -> Result<()> {
             )));
         }
     }
-    let (cluster, workload) = inputs(&a.run)?;
+    let (cluster, workload, est) = inputs(&a.run)?;
     check_budget(
         &a.run,
         &cluster,
         &workload,
+        est,
         &cfgs.iter().collect::<Vec<_>>(),
     )?;
     // Runs are independent: one per core, reports in the order asked.
@@ -725,10 +727,9 @@ fn validate(a: ValidateArgs) -> Result<()> {
     if let [cluster] = clusters.as_slice() {
         for (label, w) in &workloads {
             match w.check_against(cluster, label) {
-                Ok(()) => out(&format!(
-                    "estimate: {label} on cluster `{}`: {}\n",
-                    cluster.name,
-                    mrsched_model::estimate(cluster, w)
+                Ok(est) => out(&format!(
+                    "estimate: {label} on cluster `{}`: {est}\n",
+                    cluster.name
                 )),
                 Err(e) => errs.0.extend(e.0),
             }

@@ -1049,8 +1049,14 @@ impl Workload {
     }
 
     /// Checks that need the cluster: replication against node count, and
-    /// the run's estimated end within the simulated horizon.
-    pub fn check_against(&self, cluster: &Cluster, label: &str) -> Result<(), InputErrors> {
+    /// the run's estimated end within the simulated horizon. Returns that
+    /// estimate ([`crate::estimate()`]): sizing a day-long trace reads
+    /// every task once, which a caller need not do again.
+    pub fn check_against(
+        &self,
+        cluster: &Cluster,
+        label: &str,
+    ) -> Result<crate::Estimate, InputErrors> {
         let mut errs = InputErrors::new();
         let n = cluster.nodes.len() as u32;
         // One error per dataset for the first few: a trace of thousands of
@@ -1109,7 +1115,7 @@ impl Workload {
                 ),
             ));
         }
-        errs.into_result(())
+        errs.into_result(est)
     }
 
     /// Total number of tasks.
