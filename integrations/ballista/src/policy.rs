@@ -80,10 +80,24 @@ impl MrschedPolicy {
     /// The run's report, as `mrsched metrics` shows it for the live
     /// cluster: per-query response times, locality, utilisation.
     pub async fn report(&self) -> Report {
+        // The engine's registered executors and their vcores (what a client
+        // waits for before it measures anything on a full cluster).
+        let registered = match self.cluster.get() {
+            Some(c) => c.registered_executor_metadata().await,
+            None => Vec::new(),
+        };
         let mut m = self.mirror.lock().await;
         let pools = m.pools();
         let stats = m.stats();
         let mut scheduler_stats = std::collections::BTreeMap::new();
+        scheduler_stats.insert("executors".into(), registered.len() as f64);
+        scheduler_stats.insert(
+            "executor_vcores".into(),
+            registered
+                .iter()
+                .map(|e| f64::from(e.specification.vcores))
+                .sum(),
+        );
         scheduler_stats.insert("offers".into(), stats.offers as f64);
         scheduler_stats.insert("binds".into(), stats.binds as f64);
         scheduler_stats.insert("refused_binds".into(), stats.refused as f64);

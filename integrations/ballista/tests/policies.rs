@@ -73,6 +73,13 @@ async fn pools_with_weights_two_to_one_get_vcores_two_to_one() {
 /// first task is bound, and how long it takes.
 async fn short_beside_long(scheduler: &str) -> (u64, Duration, Duration) {
     let c = Cluster::start(scheduler, 2, 2);
+    // Both executors registered first: a late one would leave the long
+    // query two vcores, never the four the test needs it to hold.
+    let both = wait_until(Duration::from_secs(60), || async {
+        c.get("/metrics").await["extra"]["scheduler.executor_vcores"].as_f64() == Some(4.0)
+    })
+    .await;
+    assert!(both, "the two executors never registered");
     let big = write_data(c.dir.path(), "big", 40, 12_000);
     let small = write_data(c.dir.path(), "small", 1, 500);
     let long = c.session("ann", "batch", 40, &big).await;
