@@ -20,10 +20,22 @@ pub fn place_dataset(
     writer: Option<NodeId>,
     rng: &mut Rng,
 ) -> Vec<Vec<NodeId>> {
+    let (flat, r) = place_dataset_flat(cluster, dataset, writer, rng);
+    flat.chunks(r.max(1)).map(|c| c.to_vec()).collect()
+}
+
+/// [`place_dataset`] as one list, block after block, with the number of
+/// replicas per block (the dataset's replication, capped by the node count).
+pub fn place_dataset_flat(
+    cluster: &Cluster,
+    dataset: &Dataset,
+    writer: Option<NodeId>,
+    rng: &mut Rng,
+) -> (Vec<NodeId>, usize) {
     let r = (dataset.replication as usize).min(cluster.nodes.len());
     let mut flat = Vec::with_capacity(dataset.blocks_mb.len() * r);
     place_blocks(cluster, dataset.blocks_mb.len(), r, writer, rng, &mut flat);
-    flat.chunks(r.max(1)).map(|c| c.to_vec()).collect()
+    (flat, r)
 }
 
 /// Place `blocks` blocks of `replication` replicas each, appending the

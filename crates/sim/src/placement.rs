@@ -80,16 +80,11 @@ impl Placement {
         let through = seen.iter().map(|d| d.idx() + 1).max().unwrap_or(0);
         while self.placed < through.min(workload.datasets.len()) {
             let i = self.placed;
-            let d = &workload.datasets[i];
-            let r = (d.replication as usize).min(cluster.nodes.len());
-            let mut reps = Vec::with_capacity(d.blocks_mb.len() * r);
-            mrsched_model::placement::place_blocks(
+            let (reps, r) = mrsched_model::placement::place_dataset_flat(
                 cluster,
-                d.blocks_mb.len(),
-                r,
+                &workload.datasets[i],
                 None,
                 &mut self.rng,
-                &mut reps,
             );
             // A dataset no job reads is placed only to keep the stream in
             // step.

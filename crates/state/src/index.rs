@@ -18,31 +18,15 @@
 use mrsched_model::{NodeId, RackId};
 use rustc_hash::FxHashMap;
 
-/// Lists every `(key, task)` pair of an index, in decreasing task order.
-/// A trait with a generic method rather than a visitor behind a pointer:
-/// the pairs of a job with millions of maps cost one inlined loop.
-#[cfg(test)]
-pub(crate) trait Pairs {
-    /// Hand every pair to `f`; the same pairs every time.
-    fn each(&self, f: impl FnMut(u32, u32));
-}
-
 /// Lists the pairs of two indexes of one job at once (its node rows and
 /// its rack rows), each in decreasing task order: both come from the same
-/// replica lists, which are then read once per pass rather than twice.
+/// replica lists, which are then read once per pass rather than twice. A
+/// trait with a generic method rather than a visitor behind a pointer: the
+/// pairs of a job with millions of maps cost one inlined loop.
 pub(crate) trait PairsOfTwo {
     /// Hand every pair of the first index to `a` and of the second to `b`;
     /// the same pairs every time.
     fn each(&self, a: impl FnMut(u32, u32), b: impl FnMut(u32, u32));
-}
-
-#[cfg(test)]
-impl Pairs for [(u32, u32)] {
-    fn each(&self, mut f: impl FnMut(u32, u32)) {
-        for &(k, t) in self {
-            f(k, t)
-        }
-    }
 }
 
 /// First pass of a build: each row's length.
@@ -142,25 +126,16 @@ impl Rows {
     /// the number of keys. Within a key, tasks come out lowest first.
     #[cfg(test)]
     pub(crate) fn build(keys: usize, pairs: &[(u32, u32)]) -> Rows {
-        Rows::build_from(keys, pairs)
-    }
-
-    /// [`Rows::build`] from the pairs `pairs` lists, in decreasing task
-    /// order; they are listed twice (count, then fill). Pairs arrive in
-    /// decreasing task order, so each row fills up to the lowest task on
-    /// its top.
-    #[cfg(test)]
-    pub(crate) fn build_from(keys: usize, pairs: &(impl Pairs + ?Sized)) -> Rows {
         let mut count = Count::new(keys);
-        pairs.each(|k, _| count.add(k));
+        pairs.iter().for_each(|&(k, _)| count.add(k));
         let mut fill = count.into_fill();
-        pairs.each(|k, t| fill.put(k, t));
+        pairs.iter().for_each(|&(k, t)| fill.put(k, t));
         fill.finish()
     }
 
     /// Two indexes at once, of `keys.0` and `keys.1` keys, from the pairs
-    /// `pairs` lists (twice: count, then fill), as [`Rows::build_from`]
-    /// builds each.
+    /// `pairs` lists (twice: count, then fill; pairs arrive in decreasing
+    /// task order, so each row fills up to the lowest task on its top).
     pub(crate) fn build_two(keys: (usize, usize), pairs: &impl PairsOfTwo) -> (Rows, Rows) {
         let (mut ca, mut cb) = (Count::new(keys.0), Count::new(keys.1));
         pairs.each(|k, _| ca.add(k), |k, _| cb.add(k));
@@ -301,9 +276,9 @@ mod tests {
     struct Both<'a>(&'a [(u32, u32)], &'a [(u32, u32)]);
 
     impl PairsOfTwo for Both<'_> {
-        fn each(&self, a: impl FnMut(u32, u32), b: impl FnMut(u32, u32)) {
-            self.0.each(a);
-            self.1.each(b);
+        fn each(&self, mut a: impl FnMut(u32, u32), mut b: impl FnMut(u32, u32)) {
+            self.0.iter().for_each(|&(k, t)| a(k, t));
+            self.1.iter().for_each(|&(k, t)| b(k, t));
         }
     }
 
