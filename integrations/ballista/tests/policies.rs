@@ -121,8 +121,15 @@ async fn short_beside_long(scheduler: &str) -> (u64, Duration, Duration) {
 async fn a_short_query_starts_at_once_under_fair_and_waits_under_fifo() {
     let (fair_wait, fair_short, fair_long) = short_beside_long("fair").await;
     let (fifo_wait, fifo_short, _) = short_beside_long("fifo").await;
-    // Fair: a freed vcore goes to the short query at the next polls.
-    assert!(fair_wait <= 500, "fair: waited {fair_wait} ms");
+    // Fair: the first vcore freed goes to the short query, so it waits at
+    // most for one of the long query's tasks (40 tasks on 4 vcores: a
+    // tenth of its run), or 500 ms when tasks are quicker than that. A
+    // loaded machine slows the tasks and so lengthens the bound with them.
+    let one_task = fair_long.as_millis() as u64 * 4 / 40;
+    assert!(
+        fair_wait <= one_task.max(500),
+        "fair: waited {fair_wait} ms; one long-query task takes about {one_task} ms"
+    );
     assert!(
         fair_short < fair_long,
         "fair: {fair_short:?} vs {fair_long:?}"
