@@ -24,7 +24,9 @@
 //! scale), and of FIFO over the unscaled day on 3000 to 100,000 nodes (a
 //! 100,000-node cluster with a day of light load must run in time and
 //! memory that follow the work, not nodes x time); `dc3000_scale40_fifo`
-//! times FIFO on the proxy.
+//! times FIFO on the proxy, `dc3000_second_day_fifo` on another day of
+//! its size (sample 1 with bytes x 32: 6,638 jobs, 8.17M tasks), which
+//! `MRSCHED_BENCH_DC=1` also runs under each default preset.
 //!
 //! Run: `cargo bench -p mrsched-sim --bench throughput`.
 
@@ -89,8 +91,15 @@ fn dc_nodes(nodes: usize) -> mrsched_model::Cluster {
 
 /// The FB-2009 day with every byte count multiplied by `scale`.
 fn fb2009_day_scaled(scale: f64) -> Option<Workload> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv");
+    fb2009_sample_scaled(0, scale)
+}
+
+/// Day sample `sample` (0 or 1) of FB-2009 with every byte count
+/// multiplied by `scale`.
+fn fb2009_sample_scaled(sample: u32, scale: f64) -> Option<Workload> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../../../shared/data/swim/FB-2009_samples_24_times_1hr_{sample}.tsv"
+    ));
     let src = Source::read(&p).ok()?;
     let opts = SwimOptions {
         scale,
@@ -167,6 +176,20 @@ fn report_datacenter() {
     ] {
         run("dc3000 x40", &w, preset);
     }
+    // Another day of the same size (the goals hold for any such day, not
+    // one trace): sample 1 scaled by 32 is 6,638 jobs and 8.17M tasks.
+    if let Some(w) = fb2009_sample_scaled(1, 32.0) {
+        for preset in [
+            "fifo",
+            "fair",
+            "fair+delay",
+            "fair+ccs",
+            "fifo+ccs",
+            "fair+ccs+delay",
+        ] {
+            run("dc3000 sample 1 x32", &w, preset);
+        }
+    }
 }
 
 /// Print one timed run of each workload with its event rate (the figures
@@ -211,10 +234,21 @@ fn synthetic_1m_fifo(b: divan::Bencher) {
 /// there.
 #[divan::bench(sample_count = 1, sample_size = 1)]
 fn dc3000_scale40_fifo(b: divan::Bencher) {
+    dc3000_fifo(b, fb2009_day_scaled(40.0));
+}
+
+/// FIFO on another day of the proxy's size (sample 1 scaled by 32, 8.17M
+/// tasks), when the trace is there.
+#[divan::bench(sample_count = 1, sample_size = 1)]
+fn dc3000_second_day_fifo(b: divan::Bencher) {
+    dc3000_fifo(b, fb2009_sample_scaled(1, 32.0));
+}
+
+/// FIFO over `w` on the 3000-node cluster, as `simulate` runs it (ended
+/// jobs released); nothing when the trace was not found.
+fn dc3000_fifo(b: divan::Bencher, w: Option<Workload>) {
+    let Some(w) = w else { return };
     let c = dc3000();
-    let Some(w) = fb2009_day_scaled(40.0) else {
-        return;
-    };
     let opts = SimOptions {
         release_ended_jobs: true,
         ..SimOptions::default()
