@@ -211,20 +211,10 @@ impl Cohort {
         };
         // Members whose base is at or before `at`: their beat may be late in
         // the jitter, or at the next grid index; compute them now.
-        let n = grid.len();
-        let window = {
-            let (mut lo, mut hi) = (0, n);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if c.base_at(grid, mid) <= at {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
-        let mut due = Vec::new();
+        let window = c.first_base_after(grid, 0, at);
+        // Sized once: grown push by push, a large cluster's window copied
+        // itself a dozen times per wake-up (a tenth of a 100,000-node day).
+        let mut due = Vec::with_capacity(window.min(live));
         let mut p = 0;
         while let Some(m) = c.next_member_from(grid, p) {
             if m >= window {
@@ -270,6 +260,21 @@ impl Cohort {
     #[inline]
     fn base_at(&self, grid: &Grid, p: usize) -> u64 {
         grid.phase_by_rank[self.rank_at(grid, p)] + self.k_at(grid, p) * grid.interval
+    }
+
+    /// First sweep position at or after `from` whose base is after `t`
+    /// (bases never decrease along the sweep).
+    fn first_base_after(&self, grid: &Grid, from: usize, t: u64) -> usize {
+        let (mut lo, mut hi) = (from, grid.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.base_at(grid, mid) <= t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// First sweep position at or after `p` holding a member.
@@ -475,6 +480,10 @@ impl Cohort {
             p = m + 1;
         }
         self.set_cursor(lo);
+        // The members with a base up to `now` join the computed ones: room
+        // for them at once rather than push by push.
+        let reached = self.first_base_after(grid, lo, now) - lo;
+        self.due.reserve(reached.min(self.live));
         while let Some(b) = self.next_base(grid) {
             if b > now {
                 break;
