@@ -166,6 +166,9 @@ pub struct ClusterState {
     /// The last `find_map_task` answer: a launch of that very task on that
     /// node reuses its locality instead of scanning the replicas again.
     last_found: Cell<Option<(JobId, u32, NodeId, Locality)>>,
+    /// Per-node and per-rack counters the locality index builds with,
+    /// zero between builds.
+    index_scratch: (crate::index::Scratch, crate::index::Scratch),
     /// Nodes whose free slots may have changed, in order, when a caller
     /// asked to follow them ([`ClusterState::log_slot_changes`]).
     slot_log: Option<Vec<NodeId>>,
@@ -457,10 +460,10 @@ impl ClusterState {
         }
         let pending = |t: u32| j.map_is_pending(t);
         let mut idx = j.index.borrow_mut();
-        if let Some(t) = idx.node(n, pending) {
+        if let Some((t, below)) = idx.nodes.top_pending_and_below(n.0, pending) {
             // The node's next launch from this job usually takes the entry
             // below: ask for it now, so that launch finds it in cache.
-            if let Some(next) = idx.nodes.below_top(n.0) {
+            if let Some(next) = below {
                 prefetch_map(j, next as usize);
                 j.prefetch_pending_bit(next);
             }
@@ -709,6 +712,7 @@ impl ClusterState {
             local_base: 0,
             rider_pos: FxHashMap::default(),
             last_found: Cell::new(None),
+            index_scratch: Default::default(),
             cluster,
         };
         st.usage.available = (0..st.nodes.len())
@@ -1590,6 +1594,7 @@ impl ClusterState {
                 blocks,
                 rack_of: &self.rack_of,
             },
+            &mut self.index_scratch,
         );
         let mut idx = jm.index.borrow_mut();
         idx.nodes = nodes;

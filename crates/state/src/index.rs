@@ -5,17 +5,20 @@
 //! rack, a stack of its map tasks with a replica there, plus a stack of all
 //! its pending maps. The stacks are built once at admission in one flat
 //! array per level (compressed rows: node `n`'s stack is
-//! `data[start[n]..top[n]]`), so a job costs a handful of allocations
-//! whatever its size. Entries are not removed when a task launches
-//! elsewhere; a lookup pops stale entries off the top as it meets them, so
-//! each entry is dropped at most once and lookups cost amortised O(1). Tasks
-//! that become pending again (failure, kill, lost output) go on small
-//! overflow stacks that are looked at first; once a job's last pending map
-//! launches, its stacks are freed (only the overflow stacks are used after
-//! that). Lookups mutate the stacks, so the index lives in a `RefCell`:
-//! logically it is a read-only view of the pending tasks.
+//! `data[start[r]..top[r]]`, `r` its rank among the nodes with tasks), so
+//! a job costs a handful of allocations whatever its size, and room for its
+//! own pairs plus a few bits per node rather than counters for every node
+//! (on 100,000 nodes, most jobs read a few blocks). Entries are not
+//! removed when a task launches elsewhere; a lookup pops stale entries off
+//! the top as it meets them, so each entry is dropped at most once and
+//! lookups cost amortised O(1). Tasks that become pending again (failure,
+//! kill, lost output) go on small overflow stacks that are looked at
+//! first; once a job's last pending map launches, its stacks are freed
+//! (only the overflow stacks are used after that). Lookups mutate the
+//! stacks, so the index lives in a `RefCell`: logically it is a read-only
+//! view of the pending tasks.
 
-use mrsched_model::{NodeId, RackId};
+use mrsched_model::RackId;
 use rustc_hash::FxHashMap;
 
 /// Lists the pairs of two indexes of one job at once (its node rows and
@@ -29,20 +32,28 @@ pub(crate) trait PairsOfTwo {
     fn each(&self, a: impl FnMut(u32, u32), b: impl FnMut(u32, u32));
 }
 
+/// Per-key counters reused from build to build, zero between builds: a
+/// build touches its own keys only, not one counter per node of the
+/// cluster (on 100,000 nodes a job of a few maps would otherwise clear
+/// and sum 400 KB per level).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch(Vec<u32>);
+
 /// First pass of a build: each row's length.
-struct Count {
-    keys: usize,
-    /// `count[k + 1]` is row k's length.
-    count: Vec<u32>,
+struct Count<'s> {
+    /// `count[k]` is row k's length (scratch, zero outside this build).
+    count: &'s mut [u32],
     bits: Vec<u64>,
     total: usize,
 }
 
-impl Count {
-    fn new(keys: usize) -> Count {
+impl<'s> Count<'s> {
+    fn new(keys: usize, scratch: &'s mut Scratch) -> Count<'s> {
+        if scratch.0.len() < keys {
+            scratch.0.resize(keys, 0);
+        }
         Count {
-            keys,
-            count: vec![0u32; keys + 1],
+            count: &mut scratch.0[..keys],
             bits: vec![0u64; keys.div_ceil(64)],
             total: 0,
         }
@@ -50,42 +61,53 @@ impl Count {
 
     #[inline(always)]
     fn add(&mut self, k: u32) {
-        self.count[k as usize + 1] += 1;
+        self.count[k as usize] += 1;
         self.bits[k as usize / 64] |= 1 << (k % 64);
         self.total += 1;
     }
 
-    /// The rows' starts, for the second pass.
-    fn into_fill(self) -> Fill {
-        if self.total == 0 {
-            return Fill::default();
-        }
-        // Running sums (`count[0]` is 0): row k starts after rows 0..k.
-        let mut start = self.count;
+    /// The rows' starts, for the second pass: row by row in key order, each
+    /// counter becomes its row's fill point.
+    fn into_fill(self) -> Fill<'s> {
+        let rows: usize = self.bits.iter().map(|w| w.count_ones() as usize).sum();
+        let mut start = Vec::with_capacity(rows + 1);
+        let mut words = Vec::with_capacity(self.bits.len());
         let mut sum = 0u32;
-        for c in start.iter_mut() {
-            sum += *c;
-            *c = sum;
+        for (i, &word) in self.bits.iter().enumerate() {
+            words.push(KeyWord {
+                live: word,
+                present: word,
+                base: start.len() as u32,
+            });
+            let mut rest = word;
+            while rest != 0 {
+                let k = i * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                start.push(sum);
+                let c = std::mem::replace(&mut self.count[k], sum);
+                sum += c;
+            }
         }
+        start.push(sum);
         Fill {
-            fill: start[..self.keys].to_vec(),
+            fill: self.count,
+            words,
             start,
-            bits: self.bits,
             data: vec![0u32; self.total],
         }
     }
 }
 
 /// Second pass of a build: each pair put at its row's fill point.
-#[derive(Default)]
-struct Fill {
-    bits: Vec<u64>,
+struct Fill<'s> {
+    /// `fill[k]`: where row k's next pair goes (scratch).
+    fill: &'s mut [u32],
+    words: Vec<KeyWord>,
     start: Vec<u32>,
-    fill: Vec<u32>,
     data: Vec<u32>,
 }
 
-impl Fill {
+impl Fill<'_> {
     #[inline(always)]
     fn put(&mut self, k: u32, t: u32) {
         let k = k as usize;
@@ -93,15 +115,25 @@ impl Fill {
         self.fill[k] += 1;
     }
 
+    /// The rows, leaving the scratch counters at zero.
     fn finish(self) -> Rows {
         if self.data.is_empty() {
             return Rows::default();
         }
         // Each row's fill point has reached the next row's start: its top.
-        debug_assert_eq!(self.fill[..], self.start[1..]);
+        let mut top = Vec::with_capacity(self.start.len() - 1);
+        for (i, w) in self.words.iter().enumerate() {
+            let mut rest = w.present;
+            while rest != 0 {
+                let k = i * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                top.push(std::mem::take(&mut self.fill[k]));
+            }
+        }
+        debug_assert_eq!(top[..], self.start[1..]);
         Rows {
-            bits: self.bits,
-            top: self.fill,
+            words: self.words,
+            top,
             start: self.start,
             data: self.data,
             extra: FxHashMap::default(),
@@ -109,12 +141,36 @@ impl Fill {
     }
 }
 
-/// Stacks of task indices keyed by a dense id, in one array.
+/// 64 keys of an index, side by side so a lookup reads one place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct KeyWord {
+    /// Bit i set while key `64w + i`'s row may still hold a pending task:
+    /// a compact first test, so skipping a job with no data on a node
+    /// touches one word.
+    live: u64,
+    /// Bit i set when that key had tasks at build time (it has a row).
+    present: u64,
+    /// Rows of the keys before this word.
+    base: u32,
+}
+
+impl KeyWord {
+    /// Row of the key at `bit` (a set bit of `present`).
+    #[inline(always)]
+    fn row(&self, bit: u64) -> usize {
+        self.base as usize + (self.present & (bit - 1)).count_ones() as usize
+    }
+}
+
+/// Stacks of task indices keyed by a dense id, in one array. Only keys
+/// with tasks have a row, numbered in key order (`KeyWord::row`), so a
+/// job's rows take room for its own pairs and three words per 64 keys,
+/// not two counters per key.
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
-    /// Bit k set when row k was non-empty at build time: a compact first
-    /// test, so skipping a job with no data on a node touches one word.
-    bits: Vec<u64>,
+    words: Vec<KeyWord>,
+    /// By row: where it starts in `data`, and its top (one past its last
+    /// entry not yet dropped).
     start: Vec<u32>,
     top: Vec<u32>,
     data: Vec<u32>,
@@ -126,7 +182,8 @@ impl Rows {
     /// the number of keys. Within a key, tasks come out lowest first.
     #[cfg(test)]
     pub(crate) fn build(keys: usize, pairs: &[(u32, u32)]) -> Rows {
-        let mut count = Count::new(keys);
+        let mut scratch = Scratch::default();
+        let mut count = Count::new(keys, &mut scratch);
         pairs.iter().for_each(|&(k, _)| count.add(k));
         let mut fill = count.into_fill();
         pairs.iter().for_each(|&(k, t)| fill.put(k, t));
@@ -135,9 +192,17 @@ impl Rows {
 
     /// Two indexes at once, of `keys.0` and `keys.1` keys, from the pairs
     /// `pairs` lists (twice: count, then fill; pairs arrive in decreasing
-    /// task order, so each row fills up to the lowest task on its top).
-    pub(crate) fn build_two(keys: (usize, usize), pairs: &impl PairsOfTwo) -> (Rows, Rows) {
-        let (mut ca, mut cb) = (Count::new(keys.0), Count::new(keys.1));
+    /// task order, so each row fills up to the lowest task on its top),
+    /// counting in `scratch`.
+    pub(crate) fn build_two(
+        keys: (usize, usize),
+        pairs: &impl PairsOfTwo,
+        scratch: &mut (Scratch, Scratch),
+    ) -> (Rows, Rows) {
+        let (mut ca, mut cb) = (
+            Count::new(keys.0, &mut scratch.0),
+            Count::new(keys.1, &mut scratch.1),
+        );
         pairs.each(|k, _| ca.add(k), |k, _| cb.add(k));
         let (mut fa, mut fb) = (ca.into_fill(), cb.into_fill());
         pairs.each(|k, t| fa.put(k, t), |k, t| fb.put(k, t));
@@ -146,8 +211,8 @@ impl Rows {
 
     /// The keys whose rows had tasks when built, in increasing order.
     pub(crate) fn keys_with_tasks(&self) -> impl Iterator<Item = u32> + '_ {
-        self.bits.iter().enumerate().flat_map(|(w, &word)| {
-            let mut rest = word;
+        self.words.iter().enumerate().flat_map(|(w, word)| {
+            let mut rest = word.present;
             std::iter::from_fn(move || {
                 (rest != 0).then(|| {
                     let b = rest.trailing_zeros();
@@ -161,43 +226,61 @@ impl Rows {
     /// The top pending task of row `k`, dropping stale entries.
     #[inline]
     pub(crate) fn top_pending(&mut self, k: u32, pending: impl Fn(u32) -> bool) -> Option<u32> {
+        self.top_pending_in(k, pending).map(|(t, _)| t)
+    }
+
+    /// [`Rows::top_pending`], and the entry below it in its row (the task
+    /// a lookup after the next launch from that row will likely return),
+    /// stale or not: a hint to fetch ahead, found with the same row.
+    #[inline]
+    pub(crate) fn top_pending_and_below(
+        &mut self,
+        k: u32,
+        pending: impl Fn(u32) -> bool,
+    ) -> Option<(u32, Option<u32>)> {
+        let (t, row) = self.top_pending_in(k, pending)?;
+        let below = row.and_then(|r| {
+            let (lo, top) = (self.start[r], self.top[r]);
+            (top >= lo + 2).then(|| self.data[top as usize - 2])
+        });
+        Some((t, below))
+    }
+
+    /// The top pending task of row `k` and the row it came from (none for
+    /// an overflow stack).
+    #[inline(always)]
+    fn top_pending_in(
+        &mut self,
+        k: u32,
+        pending: impl Fn(u32) -> bool,
+    ) -> Option<(u32, Option<usize>)> {
         if !self.extra.is_empty() {
             if let Some(stack) = self.extra.get_mut(&k) {
                 if let Some(t) = top_pending(stack, &pending) {
-                    return Some(t);
+                    return Some((t, None));
                 }
             }
         }
         let k = k as usize;
-        if self
-            .bits
-            .get(k / 64)
-            .is_none_or(|w| w & (1 << (k % 64)) == 0)
-        {
-            return None;
-        }
-        let lo = self.start[k];
-        let mut top = self.top[k];
+        let bit = 1u64 << (k % 64);
+        let r = match self.words.get(k / 64) {
+            Some(w) if w.live & bit != 0 => w.row(bit),
+            _ => return None,
+        };
+        let lo = self.start[r];
+        let mut top = self.top[r];
         while top > lo {
             let t = self.data[top as usize - 1];
             if pending(t) {
-                self.top[k] = top;
-                return Some(t);
+                self.top[r] = top;
+                return Some((t, Some(r)));
             }
             top -= 1;
         }
-        self.top[k] = top;
+        self.top[r] = top;
         // The row is empty for good (re-pended tasks go to `extra`).
-        self.bits[k / 64] &= !(1 << (k % 64));
+        self.words[k / 64].live &= !bit;
         None
-    }
-
-    /// The entry below the top of row `k` (the task a lookup after the
-    /// next launch from that row will likely return), if any; stale or not.
-    #[inline]
-    pub(crate) fn below_top(&self, k: u32) -> Option<u32> {
-        let (lo, top) = (*self.start.get(k as usize)?, *self.top.get(k as usize)?);
-        (top >= lo + 2).then(|| self.data[top as usize - 2])
     }
 
     /// Push a task that is pending again.
@@ -235,12 +318,6 @@ impl LocalityIndex {
         self.racks = Rows::default();
         self.any = Vec::new();
         self.nodata = Vec::new();
-    }
-
-    /// Node-local pending task on `n`.
-    #[inline]
-    pub(crate) fn node(&mut self, n: NodeId, pending: impl Fn(u32) -> bool) -> Option<u32> {
-        self.nodes.top_pending(n.0, pending)
     }
 
     /// Rack-local pending task on `r`.
@@ -283,7 +360,7 @@ mod tests {
     }
 
     fn same(x: &Rows, y: &Rows) -> bool {
-        (&x.bits, &x.start, &x.top, &x.data) == (&y.bits, &y.start, &y.top, &y.data)
+        (&x.words, &x.start, &x.top, &x.data) == (&y.words, &y.start, &y.top, &y.data)
     }
 
     #[test]
@@ -293,12 +370,13 @@ mod tests {
             .flat_map(|t| [(t * 7 % 130, t), (t * 13 % 130, t)])
             .collect();
         let racks: Vec<(u32, u32)> = (0..200u32).rev().map(|t| (t % 3, t)).collect();
-        let (a, b) = Rows::build_two((130, 5), &Both(&nodes, &racks));
+        let mut scratch = Default::default();
+        let (a, b) = Rows::build_two((130, 5), &Both(&nodes, &racks), &mut scratch);
         assert!(same(&a, &Rows::build(130, &nodes)));
         assert!(same(&b, &Rows::build(5, &racks)));
         assert_eq!(a.top[..], a.start[1..], "every row full");
         // No pairs at all on one side: an empty index, as apart.
-        let (a, b) = Rows::build_two((130, 5), &Both(&nodes, &[]));
+        let (a, b) = Rows::build_two((130, 5), &Both(&nodes, &[]), &mut scratch);
         assert!(same(&a, &Rows::build(130, &nodes)));
         assert!(b.data.is_empty() && b.start.is_empty());
     }
@@ -321,20 +399,77 @@ mod tests {
     }
 
     #[test]
-    fn below_top_is_what_the_lookup_after_next_meets() {
+    fn the_entry_below_the_top_is_what_the_lookup_after_next_meets() {
         let mut r = parity_rows();
         let all = |_| true;
-        assert_eq!(r.top_pending(2, all), Some(0));
-        assert_eq!(r.below_top(2), Some(1));
+        assert_eq!(r.top_pending_and_below(2, all), Some((0, Some(1))));
         // Task 0 launched: the next lookup meets the entry named before.
-        assert_eq!(r.top_pending(2, |t| t != 0), Some(1));
-        assert_eq!(r.below_top(2), Some(2));
-        assert_eq!(r.top_pending(0, all), Some(0));
-        assert_eq!(r.below_top(0), Some(2));
+        assert_eq!(r.top_pending_and_below(2, |t| t != 0), Some((1, Some(2))));
+        assert_eq!(r.top_pending_and_below(0, all), Some((0, Some(2))));
         // One entry left, an empty row and a key beyond the rows.
-        assert_eq!(r.top_pending(0, |t| t == 2), Some(2));
-        assert_eq!(r.below_top(0), None);
-        assert_eq!(r.below_top(7), None);
+        assert_eq!(r.top_pending_and_below(0, |t| t == 2), Some((2, None)));
+        assert_eq!(r.top_pending_and_below(1, |_| false), None);
+        assert_eq!(r.top_pending_and_below(7, all), None);
+        // A task pending again comes from its overflow stack: no row below.
+        r.push(2, 0);
+        assert_eq!(r.top_pending_and_below(2, all), Some((0, None)));
+    }
+
+    /// A job of a few maps on a large cluster keeps rows for its own keys
+    /// only, and leaves the shared counters as it found them: the next
+    /// build, on other keys, is what a fresh one gives.
+    #[test]
+    fn few_pairs_on_many_keys_keep_their_own_rows_and_a_clean_scratch() {
+        let mut scratch = Default::default();
+        let nodes = [(99_999u32, 1u32), (5, 1), (99_999, 0), (64, 0)];
+        let racks = [(2_499u32, 1u32), (0, 0)];
+        let (mut a, mut b) = Rows::build_two((100_000, 2_500), &Both(&nodes, &racks), &mut scratch);
+        assert_eq!((a.start.len(), a.top.len(), a.data.len()), (4, 3, 4));
+        assert_eq!(b.start.len(), 3);
+        assert!(same(&a, &Rows::build(100_000, &nodes)));
+        assert!(same(&b, &Rows::build(2_500, &racks)));
+        assert!(scratch.0 .0.iter().all(|&c| c == 0));
+        assert!(scratch.1 .0.iter().all(|&c| c == 0));
+        let all = |_| true;
+        assert_eq!(a.top_pending_and_below(99_999, all), Some((0, Some(1))));
+        assert_eq!(a.top_pending(5, all), Some(1));
+        assert_eq!(a.top_pending(64, all), Some(0));
+        assert_eq!(
+            (a.top_pending(6, all), a.top_pending(100_000, all)),
+            (None, None)
+        );
+        assert_eq!(b.top_pending(2_499, all), Some(1));
+        // Rows emptied for good read as absent; the others are untouched.
+        assert_eq!(a.top_pending(99_999, |t| t == 5), None);
+        assert_eq!(a.top_pending(5, all), Some(1));
+        let again = [(7u32, 3u32), (99_999, 2)];
+        let (c, _) = Rows::build_two((100_000, 2_500), &Both(&again, &[]), &mut scratch);
+        assert!(same(&c, &Rows::build(100_000, &again)));
+    }
+
+    proptest::proptest! {
+        /// Every row holds its key's tasks, lowest on top, whatever the
+        /// keys: the compressed rows answer as a list per key does.
+        #[test]
+        fn rows_hold_each_keys_tasks(
+            keys in 1usize..300,
+            raw in proptest::collection::vec((0u32..300, 0u32..50), 0..120),
+        ) {
+            let mut pairs: Vec<(u32, u32)> =
+                raw.iter().map(|&(k, t)| (k % keys as u32, t)).collect();
+            pairs.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            pairs.dedup();
+            let mut rows = Rows::build(keys, &pairs);
+            for k in 0..keys as u32 + 70 {
+                let mut want: Vec<u32> = pairs.iter().filter(|p| p.0 == k).map(|p| p.1).collect();
+                want.reverse();
+                let mut got = Vec::new();
+                while let Some(t) = rows.top_pending(k, |t| !got.contains(&t)) {
+                    got.push(t);
+                }
+                proptest::prop_assert_eq!(got, want);
+            }
+        }
     }
 
     #[test]
