@@ -459,16 +459,10 @@ impl Cohort {
         // Members whose beat ends before `now` (base + reach < now) are past:
         // dropped without computing them (their `next_k` is left behind; a
         // later wake-up at `now` or after finds the same first beat).
-        let n = grid.len();
-        let (mut lo, mut hi) = (self.cursor, n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.base_at(grid, mid) + grid.reach < now {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        let lo = match now.checked_sub(grid.reach + 1) {
+            Some(t) => self.first_base_after(grid, self.cursor, t),
+            None => self.cursor,
+        };
         let mut p = self.cursor;
         while let Some(m) = self.next_member_from(grid, p) {
             if m >= lo {
