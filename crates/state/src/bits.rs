@@ -16,3 +16,29 @@ pub fn set_bit(bits: &mut [u64], i: usize, on: bool) {
         bits[i / 64] &= !(1 << (i % 64));
     }
 }
+
+/// The set bits of `word`, lowest first, as indices from `base` (word `w`
+/// of a set has `base = 64 * w`).
+#[inline]
+pub fn ones(word: u64, base: usize) -> impl Iterator<Item = usize> {
+    let mut rest = word;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            base + b
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ones_lists_set_bits_lowest_first_from_the_base() {
+        assert_eq!(ones(0b1010_0001, 64).collect::<Vec<_>>(), vec![64, 69, 71]);
+        assert_eq!(ones(1 << 63, 0).collect::<Vec<_>>(), vec![63]);
+        assert_eq!(ones(0, 128).count(), 0);
+    }
+}

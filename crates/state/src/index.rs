@@ -18,6 +18,7 @@
 //! stacks, so the index lives in a `RefCell`: logically it is a read-only
 //! view of the pending tasks.
 
+use crate::bits::ones;
 use mrsched_model::RackId;
 use rustc_hash::FxHashMap;
 
@@ -79,10 +80,7 @@ impl<'s> Count<'s> {
                 present: word,
                 base: start.len() as u32,
             });
-            let mut rest = word;
-            while rest != 0 {
-                let k = i * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
+            for k in ones(word, i * 64) {
                 start.push(sum);
                 let c = std::mem::replace(&mut self.count[k], sum);
                 sum += c;
@@ -123,10 +121,7 @@ impl Fill<'_> {
         // Each row's fill point has reached the next row's start: its top.
         let mut top = Vec::with_capacity(self.start.len() - 1);
         for (i, w) in self.words.iter().enumerate() {
-            let mut rest = w.present;
-            while rest != 0 {
-                let k = i * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
+            for k in ones(w.present, i * 64) {
                 top.push(std::mem::take(&mut self.fill[k]));
             }
         }
@@ -211,16 +206,10 @@ impl Rows {
 
     /// The keys whose rows had tasks when built, in increasing order.
     pub(crate) fn keys_with_tasks(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, word)| {
-            let mut rest = word.present;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let b = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    w as u32 * 64 + b
-                })
-            })
-        })
+        self.words
+            .iter()
+            .enumerate()
+            .flat_map(|(w, word)| ones(word.present, w * 64).map(|k| k as u32))
     }
 
     /// The top pending task of row `k`, dropping stale entries.
