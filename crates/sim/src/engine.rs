@@ -30,6 +30,7 @@ use mrsched_model::cost;
 use mrsched_model::rng::{self, hash_words, unit_from_hash};
 use mrsched_model::{AttemptId, Cluster, JobId, NodeId, TaskKind, Time, Workload};
 use mrsched_sched::{Driver, Hooks, IdleBeats, Scheduler};
+use mrsched_state::bits::ones;
 use mrsched_state::{ClusterState, Launch, LaunchError, StateEvent};
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
@@ -1414,12 +1415,7 @@ impl Core<'_> {
             let now = st.now().0;
             let mut woken = std::mem::take(&mut self.woken);
             for (w, &word) in members.iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    let r = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    woken.push(self.grid.node_at(r));
-                }
+                woken.extend(ones(word, w * 64).map(|r| self.grid.node_at(r)));
             }
             let lo = woken.iter().copied().min().unwrap_or(0) as u64;
             let hi = woken.iter().copied().max().unwrap_or(0) as u64;

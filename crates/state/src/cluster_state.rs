@@ -632,10 +632,8 @@ impl ClusterState {
         // at every timeline sample.
         let mut sum = std::iter::empty::<f64>().sum::<f64>();
         for (w, &word) in self.holding.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                sum += self.nodes[w * 64 + bits.trailing_zeros() as usize].intermediate_mb;
-                bits &= bits - 1;
+            for n in crate::bits::ones(word, w * 64) {
+                sum += self.nodes[n].intermediate_mb;
             }
         }
         if !self.nodes.is_empty() {
