@@ -151,6 +151,21 @@ pub trait Scheduler: Send {
         IdleBeats::Always
     }
 
+    /// Take a heartbeat of the live node `node` that would launch nothing,
+    /// without the full round: when a heartbeat now (`on_heartbeat`, then
+    /// `assign` while the node has a free slot) would launch nothing and
+    /// leave the scheduler as this call leaves it, apply what that
+    /// heartbeat would have changed (its clocks and counters) and return
+    /// true; otherwise change nothing and return false. The simulator then
+    /// skips the round and the work around it: under delay scheduling most
+    /// heartbeats of a day-long trace are nodes declined while a job waits
+    /// for its data's nodes. Answer true only while `next_timer` is `None`,
+    /// since the simulator does not ask for it after such a heartbeat. The
+    /// default declines nothing.
+    fn decline_heartbeat(&mut self, _st: &ClusterState, _node: NodeId) -> bool {
+        false
+    }
+
     /// Whether nodes should run copy-compute splitting (more reducers than
     /// reduce slots, computing limited to the reduce slots); drivers apply it
     /// before the first job (seed 002 §5.2).

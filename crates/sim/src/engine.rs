@@ -64,6 +64,11 @@ pub struct SimOptions {
     /// heartbeat is queued one by one: the same run, slower on large
     /// clusters (tests compare the two).
     pub lazy_wake: bool,
+    /// Take a heartbeat the scheduler declines
+    /// (`Scheduler::decline_heartbeat`) without the full round and the step
+    /// around it. Off, every heartbeat goes through the round: the same
+    /// run, slower under delay scheduling (tests compare the two).
+    pub decline_beats: bool,
 }
 
 impl Default for SimOptions {
@@ -76,6 +81,7 @@ impl Default for SimOptions {
             stall_after: Time::from_secs(7 * 86_400),
             release_ended_jobs: false,
             lazy_wake: true,
+            decline_beats: true,
         }
     }
 }
@@ -505,10 +511,12 @@ pub fn simulate_with_progress(
             e.st.advance_to(t);
         }
         e.k.events += 1;
-        e.prefetch_next(false);
-        e.handle(ev)?;
-        e.after_step()?;
-        e.prefetch_next(true);
+        if !e.beat_declined(&ev) {
+            e.prefetch_next(false);
+            e.handle(ev)?;
+            e.after_step()?;
+            e.prefetch_next(true);
+        }
         if e.k.events >= next_progress {
             next_progress = e.k.events + 100_000;
             progress(&Progress {
@@ -732,6 +740,36 @@ impl Engine<'_> {
                 IdleBeats::From(t) => self.st.now() < t,
                 IdleBeats::Never => true,
             }
+    }
+
+    /// Take a periodic heartbeat the scheduler declines
+    /// ([`Scheduler::decline_heartbeat`]) without the round and the step
+    /// around it, as `handle` and `after_step` would: the beat is
+    /// delivered, the node queues its next one, and nothing else moves
+    /// (no launch, no state event, no timer). Under delay scheduling these
+    /// are most heartbeats of a day-long trace: every arrival wakes every
+    /// node with a free slot, and each is declined while the job waits
+    /// for its data's nodes. Not with `--timing`, which times every
+    /// decision.
+    fn beat_declined(&mut self, ev: &Ev) -> bool {
+        let Ev::Heartbeat(n, false) = *ev else {
+            return false;
+        };
+        if self.k.hist.is_some()
+            || !self.k.opts.decline_beats
+            || !self.st.node(n).alive
+            || self.idle_beat_changes_nothing()
+            || !self.sched.decline_heartbeat(&self.st, n)
+        {
+            return false;
+        }
+        debug_assert!(self.sched.next_timer().is_none());
+        self.k.set_queued(n, false);
+        self.k.next_k[n.idx()] += 1;
+        if self.k.every_heartbeat || self.k.has_potential(&self.st, n) {
+            self.k.wake(&self.st, n);
+        }
+        true
     }
 
     fn heartbeat(&mut self, n: NodeId) -> Result<(), SimError> {

@@ -287,4 +287,37 @@ proptest! {
         };
         prop_assert_eq!(run(true), run(false));
     }
+
+    /// Taking declined heartbeats without the round
+    /// (`Scheduler::decline_heartbeat`) is exact: the same report and
+    /// event count as delivering every heartbeat in full, for the Fair
+    /// Scheduler's presets, with jitter, node failures and attempt
+    /// failures.
+    #[test]
+    fn declined_heartbeats_give_the_same_run_as_full_rounds(
+        cluster in cluster_strategy(),
+        text in workload_strategy(),
+        seed in 0u64..1000,
+        jitter_ms in 0u64..=2000,
+        faults in prop::bool::ANY,
+        preset in prop::sample::select(vec!["fair", "fair+delay", "fair+ccs+delay", "fair+hfs-delay"]),
+    ) {
+        let mut cluster = cluster;
+        cluster.heartbeat.jitter = mrsched_model::Time::from_millis(jitter_ms);
+        if faults {
+            cluster.faults.mtbf = Some(mrsched_model::Time::from_secs(300));
+            cluster.faults.mttr = mrsched_model::Time::from_secs(60);
+            cluster.faults.task_failure_prob = 0.05;
+            cluster.max_attempts = 50;
+        }
+        let Some(w) = resolve(&text, &cluster) else { return Ok(()) };
+        let run = |decline_beats: bool| {
+            let cfg = mrsched_sched::SchedulerConfig::resolve(preset).expect("a preset");
+            let mut s = cfg.build(&cluster).expect("builds");
+            let opts = SimOptions { seed, decline_beats, ..Default::default() };
+            let out = simulate(&cluster, &w, s.as_mut(), &opts).expect("simulation runs");
+            (serde_json::to_string(&out.report()).unwrap(), out.info.events)
+        };
+        prop_assert_eq!(run(true), run(false));
+    }
 }

@@ -684,12 +684,7 @@ impl FairScheduler {
             }
         }
         // Without preemption (its reservations come first, above).
-        let w = &self.idle_walk;
-        if w.until.is_some_and(|until| now < until)
-            && w.tree_epoch == self.tree.epoch()
-            && w.delay_epoch == self.delay.epoch()
-            && !w.jobs.iter().any(|&j| st.may_have_local_map(j, node))
-        {
+        if self.idle_walk_stands(st, node) {
             self.idle_walk_hits += 1;
             return None;
         }
@@ -754,6 +749,16 @@ impl FairScheduler {
         let (j, t) = found?;
         self.launched(j);
         Some(Launch::map(j, t))
+    }
+
+    /// Whether the last map walk stands for a walk for `node` now: it would
+    /// find nothing ([`IdleWalk`]).
+    fn idle_walk_stands(&self, st: &ClusterState, node: NodeId) -> bool {
+        let w = &self.idle_walk;
+        w.until.is_some_and(|until| st.now() < until)
+            && w.tree_epoch == self.tree.epoch()
+            && w.delay_epoch == self.delay.epoch()
+            && !w.jobs.iter().any(|&j| st.may_have_local_map(j, node))
     }
 
     fn satisfied(&self, i: u32) -> bool {
@@ -940,6 +945,48 @@ impl Scheduler for FairScheduler {
             (true, None) => crate::IdleBeats::Always,
             (true, Some(t)) => crate::IdleBeats::From(t + self.update_interval),
         }
+    }
+
+    /// A heartbeat launches nothing and changes only its clocks when
+    /// `refresh` has nothing to do (no job to sync, no share update due)
+    /// and `assign` would end at once: no reducer to place, and no map or
+    /// the last map walk standing for this node's. Preemption and
+    /// disk-space refusals keep every heartbeat (they read the time).
+    fn decline_heartbeat(&mut self, st: &ClusterState, node: NodeId) -> bool {
+        let now = st.now();
+        let update_due = self.demand_dirty
+            && self
+                .last_update
+                .is_none_or(|t| now >= t + self.update_interval);
+        if self.preempt.cfg.enabled
+            || self.capacity_dirty
+            || self.structure_dirty
+            || update_due
+            || !self.dirty.is_empty()
+            || self.space.has_pending()
+        {
+            return false;
+        }
+        let free_map = st.free_map_slots(node) > 0;
+        let free_reduce = st.free_reduce_slots(node) > 0;
+        if free_reduce && st.launchable_reduces_total() > 0 {
+            return false;
+        }
+        let walks = free_map && st.pending_maps_total() > 0;
+        if walks && !self.idle_walk_stands(st, node) {
+            return false;
+        }
+        // What the heartbeat would have done: `on_heartbeat`, and while a
+        // slot is free one `assign` (its `refresh` records the time, its
+        // map walk is the idle walk's).
+        self.delay.on_heartbeat(now);
+        if free_map || free_reduce {
+            self.last_now = now;
+        }
+        if walks {
+            self.idle_walk_hits += 1;
+        }
+        true
     }
 
     fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {

@@ -332,6 +332,40 @@ fn a_walk_that_found_nothing_stands_for_the_next_nodes_until_the_wait_ends() {
 }
 
 #[test]
+fn a_heartbeat_is_declined_only_where_the_idle_walk_stands() {
+    // Job a's two blocks are on node 0 only, as above.
+    let text = "[[nodes]]\ncount = 8\nracks = 2\nmap_slots = 1\nreduce_slots = 1\n";
+    let mut st = state_with(text, &[vec![0], vec![0]]);
+    let c = st.cluster().clone();
+    let mut s = from_toml("delay = \"wait\"\nlocality_wait_s = [5, 5]\n", &c).unwrap();
+    let a = submit(&mut st, &mut s, data_job(2, 0));
+    // No walk has found nothing yet (and a new job's pool asks for a share
+    // update): the first heartbeat goes through the full round.
+    assert!(!s.decline_heartbeat(&st, NodeId(1)));
+    assert!(beat(&mut st, &mut s, 1).is_empty());
+    // Its empty walk stands for nodes without a's data: declined, counted
+    // as the walk it stands for.
+    assert!(s.decline_heartbeat(&st, NodeId(3)));
+    assert!(s.decline_heartbeat(&st, NodeId(5)));
+    assert_eq!(s.idle_walk_hits, 2);
+    // Node 0 holds a's data: not declined, and its round launches.
+    assert!(!s.decline_heartbeat(&st, NodeId(0)));
+    assert_eq!(beat(&mut st, &mut s, 0), vec![Launch::map(a, 0)]);
+    // The launch left a job to sync: the next heartbeat takes the round.
+    assert!(!s.decline_heartbeat(&st, NodeId(2)));
+    assert!(beat(&mut st, &mut s, 2).is_empty());
+    assert!(s.decline_heartbeat(&st, NodeId(4)));
+    // From the time a may go rack-local, no heartbeat is declined.
+    st.advance_to(Time::from_secs(5));
+    assert!(!s.decline_heartbeat(&st, NodeId(2)));
+    assert_eq!(beat(&mut st, &mut s, 2), vec![Launch::map(a, 1)]);
+    // Nothing pending and nothing to refresh: a heartbeat changes nothing.
+    st.advance_to(Time::from_secs(60));
+    assert!(beat(&mut st, &mut s, 6).is_empty());
+    assert!(s.decline_heartbeat(&st, NodeId(7)));
+}
+
+#[test]
 fn copy_compute_splitting_lets_a_second_job_reduce() {
     let text = "reduce_slowstart = 0.0\n[[nodes]]\ncount = 1\nmap_slots = 1\nreduce_slots = 1\nmax_reducers = 3\n";
     let mut st = state_with(text, &[vec![0], vec![0]]);
@@ -519,7 +553,10 @@ mod props {
 
         /// The idle-walk shortcut changes no decision: a scheduler with it
         /// and one walking at every heartbeat, driven through the same
-        /// arrivals, heartbeats and task ends, launch the same tasks.
+        /// arrivals, heartbeats and task ends, launch the same tasks. So
+        /// does a third that is first offered each heartbeat to decline
+        /// (`decline_heartbeat`, which the simulator uses to skip the
+        /// round): what it declines, the others launch nothing for.
         #[test]
         fn idle_walks_change_no_decision(
             reps in proptest::collection::vec(proptest::collection::vec(0u32..8, 1..3), 24),
@@ -534,9 +571,11 @@ mod props {
                 "delay = \"wait\"\nlocality_wait_s = [{}, {}]\n[pools.u0]\nmax_maps = 2\n",
                 waits.0, waits.1
             );
-            let mut runs: Vec<(ClusterState, FairScheduler)> = [true, false]
+            // (walks on, declines offered)
+            let modes = [(true, false), (false, false), (true, true)];
+            let mut runs: Vec<(ClusterState, FairScheduler)> = modes
                 .into_iter()
-                .map(|on| {
+                .map(|(on, _)| {
                     let st = state_with(text, &reps);
                     let s = from_toml(&opts, st.cluster()).unwrap();
                     (st, if on { s } else { s.without_idle_walks() })
@@ -549,7 +588,7 @@ mod props {
             for (node, dt, finish) in ops {
                 now_ms += dt;
                 let mut launched = Vec::new();
-                for (st, s) in runs.iter_mut() {
+                for ((st, s), (_, offer)) in runs.iter_mut().zip(modes) {
                     st.advance_to(Time(now_ms * 1000));
                     let mut k = next;
                     while let Some((_, (blocks, at, user))) = arrivals.get(k) {
@@ -576,10 +615,15 @@ mod props {
                             pump(st, s);
                         }
                     }
-                    launched.push(beat(st, s, node));
+                    if offer && s.decline_heartbeat(st, NodeId(node)) {
+                        launched.push(Vec::new());
+                    } else {
+                        launched.push(beat(st, s, node));
+                    }
                 }
                 next = arrivals.partition_point(|(_, (_, at, _))| at * 1000 <= now_ms);
                 prop_assert_eq!(&launched[0], &launched[1], "at {} ms, node {}", now_ms, node);
+                prop_assert_eq!(&launched[0], &launched[2], "at {} ms, node {} (declines offered)", now_ms, node);
             }
         }
     }
