@@ -167,6 +167,36 @@ fn workload_strategy() -> impl Strategy<Value = String> {
     })
 }
 
+/// `cluster` with `jitter_ms` of heartbeat jitter and, with `faults`, node
+/// failures (MTBF 300 s, repair 60 s) and 5% attempt failures.
+fn jittered(mut cluster: Cluster, jitter_ms: u64, faults: bool) -> Cluster {
+    cluster.heartbeat.jitter = mrsched_model::Time::from_millis(jitter_ms);
+    if faults {
+        cluster.faults.mtbf = Some(mrsched_model::Time::from_secs(300));
+        cluster.faults.mttr = mrsched_model::Time::from_secs(60);
+        cluster.faults.task_failure_prob = 0.05;
+        cluster.max_attempts = 50;
+    }
+    cluster
+}
+
+/// A run of `preset`: its JSON report and event count, for comparing two
+/// ways of simulating the same run.
+fn report_and_events(
+    cluster: &Cluster,
+    w: &Workload,
+    preset: &str,
+    opts: &SimOptions,
+) -> (String, u64) {
+    let cfg = mrsched_sched::SchedulerConfig::resolve(preset).expect("a preset");
+    let mut s = cfg.build(cluster).expect("builds");
+    let out = simulate(cluster, w, s.as_mut(), opts).expect("simulation runs");
+    (
+        serde_json::to_string(&out.report()).unwrap(),
+        out.info.events,
+    )
+}
+
 fn resolve(text: &str, cluster: &Cluster) -> Option<Workload> {
     // Inputs the validator rejects (e.g. replication above node count) are
     // skipped; about one case in six.
@@ -269,21 +299,10 @@ proptest! {
         faults in prop::bool::ANY,
         preset in prop::sample::select(vec!["fifo", "fair", "fair+delay", "fair+ccs"]),
     ) {
-        let mut cluster = cluster;
-        cluster.heartbeat.jitter = mrsched_model::Time::from_millis(jitter_ms);
-        if faults {
-            cluster.faults.mtbf = Some(mrsched_model::Time::from_secs(300));
-            cluster.faults.mttr = mrsched_model::Time::from_secs(60);
-            cluster.faults.task_failure_prob = 0.05;
-            cluster.max_attempts = 50;
-        }
+        let cluster = jittered(cluster, jitter_ms, faults);
         let Some(w) = resolve(&text, &cluster) else { return Ok(()) };
         let run = |lazy_wake: bool| {
-            let cfg = mrsched_sched::SchedulerConfig::resolve(preset).expect("a preset");
-            let mut s = cfg.build(&cluster).expect("builds");
-            let opts = SimOptions { seed, lazy_wake, ..Default::default() };
-            let out = simulate(&cluster, &w, s.as_mut(), &opts).expect("simulation runs");
-            (serde_json::to_string(&out.report()).unwrap(), out.info.events)
+            report_and_events(&cluster, &w, preset, &SimOptions { seed, lazy_wake, ..Default::default() })
         };
         prop_assert_eq!(run(true), run(false));
     }
@@ -302,21 +321,10 @@ proptest! {
         faults in prop::bool::ANY,
         preset in prop::sample::select(vec!["fair", "fair+delay", "fair+ccs+delay", "fair+hfs-delay"]),
     ) {
-        let mut cluster = cluster;
-        cluster.heartbeat.jitter = mrsched_model::Time::from_millis(jitter_ms);
-        if faults {
-            cluster.faults.mtbf = Some(mrsched_model::Time::from_secs(300));
-            cluster.faults.mttr = mrsched_model::Time::from_secs(60);
-            cluster.faults.task_failure_prob = 0.05;
-            cluster.max_attempts = 50;
-        }
+        let cluster = jittered(cluster, jitter_ms, faults);
         let Some(w) = resolve(&text, &cluster) else { return Ok(()) };
         let run = |decline_beats: bool| {
-            let cfg = mrsched_sched::SchedulerConfig::resolve(preset).expect("a preset");
-            let mut s = cfg.build(&cluster).expect("builds");
-            let opts = SimOptions { seed, decline_beats, ..Default::default() };
-            let out = simulate(&cluster, &w, s.as_mut(), &opts).expect("simulation runs");
-            (serde_json::to_string(&out.report()).unwrap(), out.info.events)
+            report_and_events(&cluster, &w, preset, &SimOptions { seed, decline_beats, ..Default::default() })
         };
         prop_assert_eq!(run(true), run(false));
     }

@@ -423,12 +423,18 @@ impl FairScheduler {
             self.dirty = dirty;
             self.dirty.clear();
         }
-        let due = self
-            .last_update
-            .is_none_or(|t| now >= t + self.update_interval);
-        if self.structure_dirty || (self.demand_dirty && due) {
+        if self.structure_dirty || self.demand_update_due(now) {
             self.update_shares(now);
         }
+    }
+
+    /// Whether demands changed and the rate-limited share update is due
+    /// at `now`.
+    fn demand_update_due(&self, now: Time) -> bool {
+        self.demand_dirty
+            && self
+                .last_update
+                .is_none_or(|t| now >= t + self.update_interval)
     }
 
     /// Recompute every fair share now.
@@ -954,10 +960,7 @@ impl Scheduler for FairScheduler {
     /// disk-space refusals keep every heartbeat (they read the time).
     fn decline_heartbeat(&mut self, st: &ClusterState, node: NodeId) -> bool {
         let now = st.now();
-        let update_due = self.demand_dirty
-            && self
-                .last_update
-                .is_none_or(|t| now >= t + self.update_interval);
+        let update_due = self.demand_update_due(now);
         if self.preempt.cfg.enabled
             || self.capacity_dirty
             || self.structure_dirty
