@@ -378,15 +378,6 @@ impl Cohort {
         Some((t, self.base + node as u64, node))
     }
 
-    /// [`Cohort::sweep_one`], keeping the heartbeat in the cohort.
-    fn sweep_into_due(&mut self, grid: &Grid, next_k: &mut [u64]) {
-        if let Some((t, seq, node)) = self.sweep_one(grid, next_k) {
-            set_bit(&mut self.members, grid.rank(node), true);
-            self.live += 1;
-            self.due.push(Reverse((t, seq, node)));
-        }
-    }
-
     /// Drop computed entries of nodes that left.
     fn skip_gone(&mut self, grid: &Grid) {
         while let Some(Reverse((_, _, n))) = self.due.peek() {
@@ -474,20 +465,42 @@ impl Cohort {
             p = m + 1;
         }
         self.set_cursor(lo);
-        // The members with a base up to `now` join the computed ones: room
-        // for them at once rather than push by push.
+        // The members with a base up to `now` are computed. Most of a
+        // jitter's width of them beat at or before the cut: they count as
+        // delivered at once, without a round through `due`; the others
+        // join the computed ones.
         let reached = self.first_base_after(grid, lo, now) - lo;
-        self.due.reserve(reached.min(self.live));
+        let mut fresh = Vec::with_capacity(reached.min(self.live));
         while let Some(b) = self.next_base(grid) {
             if b > now {
                 break;
             }
-            self.sweep_into_due(grid, next_k);
+            let Some((t, seq, node)) = self.sweep_one(grid, next_k) else {
+                break;
+            };
+            if (t, seq) <= cut {
+                next_k[node as usize] += 1;
+            } else {
+                set_bit(&mut self.members, grid.rank(node), true);
+                self.live += 1;
+                fresh.push(Reverse((t, seq, node)));
+            }
         }
-        // Computed beats at or before the cut are past. They are the
-        // earliest: taken one by one while few (an idle spell of a busy
-        // cluster), in one pass over them all when many (most of a jitter's
-        // width of a large idle cluster).
+        self.drop_passed(grid, cut, next_k);
+        // Keys are unique: the heap pops the same order however it is built.
+        if fresh.len() > self.due.len() {
+            let mut due = std::mem::take(&mut self.due).into_vec();
+            due.append(&mut fresh);
+            self.due = BinaryHeap::from(due);
+        } else {
+            self.due.extend(fresh);
+        }
+    }
+
+    /// Computed beats at or before the cut are past. They are the earliest:
+    /// taken one by one while few (an idle spell of a busy cluster), in one
+    /// pass over them all when many.
+    fn drop_passed(&mut self, grid: &Grid, cut: (u64, u64), next_k: &mut [u64]) {
         let budget = self.due.len() / 8;
         for _ in 0..=budget {
             self.skip_gone(grid);
