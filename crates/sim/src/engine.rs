@@ -1188,7 +1188,14 @@ impl Core<'_> {
     /// bits.
     fn refresh_slot_bits(&mut self, st: &ClusterState) {
         let log = st.slot_changes();
+        let mut last = None;
         for &n in &log[self.slot_seen.min(log.len())..] {
+            // A task's end and the launch its slot takes at once name the
+            // node twice in a row: the bits read the state as it is now.
+            if last == Some(n) {
+                continue;
+            }
+            last = Some(n);
             let r = self.grid.rank(n.0);
             set_bit(&mut self.free_map_bits, r, st.free_map_slots(n) > 0);
             set_bit(&mut self.free_reduce_bits, r, st.free_reduce_slots(n) > 0);
