@@ -487,14 +487,9 @@ impl Cohort {
             }
         }
         self.drop_passed(grid, cut, next_k);
-        // Keys are unique: the heap pops the same order however it is built.
-        if fresh.len() > self.due.len() {
-            let mut due = std::mem::take(&mut self.due).into_vec();
-            due.append(&mut fresh);
-            self.due = BinaryHeap::from(due);
-        } else {
-            self.due.extend(fresh);
-        }
+        // Keys are unique: the heap pops the same order however it is built
+        // (`extend` rebuilds at once or sifts each, whichever is cheaper).
+        self.due.extend(fresh);
     }
 
     /// Computed beats at or before the cut are past. They are the earliest:
