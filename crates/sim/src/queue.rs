@@ -423,4 +423,61 @@ mod tests {
         assert!(reference.is_empty() && q.is_empty());
         assert!(pops > 20_000);
     }
+
+    /// Every operation after every other, against a sorted reference:
+    /// pushes, pops, cuts and drains in random order, with the length and
+    /// both peeks checked after each.
+    #[test]
+    fn any_sequence_of_operations_matches_a_sorted_reference() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+        for _ in 0..100 {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            let mut seq = 0u64;
+            let mut now = (0u64, 0u64);
+            for _ in 0..600 {
+                match rng.random_range(0..10) {
+                    0..=3 => {
+                        seq += 1;
+                        let t = now.0 + rng.random_range(0..40u64);
+                        q.push_seq(t, seq, seq);
+                        reference.insert((t, seq, seq));
+                    }
+                    4..=6 => {
+                        let got = q.pop_with_seq();
+                        assert_eq!(got, reference.pop_first());
+                        if let Some((t, s, _)) = got {
+                            now = (t, s);
+                        }
+                    }
+                    7 => {
+                        let cut = (now.0 + rng.random_range(0..10u64), seq);
+                        let mut taken = Vec::new();
+                        q.pop_through(cut, |t, s, v| taken.push((t, s, v)));
+                        taken.sort();
+                        let want: Vec<_> = reference
+                            .iter()
+                            .copied()
+                            .take_while(|&(t, s, _)| (t, s) <= cut)
+                            .collect();
+                        reference.retain(|&(t, s, _)| (t, s) > cut);
+                        assert_eq!(taken, want);
+                    }
+                    8 if rng.random_range(0..8) == 0 => {
+                        let mut out = Vec::new();
+                        q.drain_into(&mut out);
+                        out.sort();
+                        let want: Vec<_> = std::mem::take(&mut reference).into_iter().collect();
+                        assert_eq!(out, want);
+                    }
+                    _ => {}
+                }
+                let first = reference.first().copied();
+                assert_eq!(q.len(), reference.len());
+                assert_eq!(q.is_empty(), reference.is_empty());
+                assert_eq!(q.peek_order(), first.map(|(t, s, _)| (t, s)));
+                assert_eq!(q.peek_value().copied(), first.map(|(_, _, v)| v));
+            }
+        }
+    }
 }
