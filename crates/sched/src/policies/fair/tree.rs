@@ -666,4 +666,64 @@ mod tests {
         t.set_counts(late, [1, 0], [3, 0]);
         assert_eq!(first(&t), None);
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A node's keys in its parent and its children's orders, per kind.
+        type Orders = ([Option<Key>; 2], Vec<Key>, Vec<Key>);
+
+        /// Every node's [`Orders`].
+        fn orders(t: &Tree) -> Vec<Orders> {
+            t.nodes
+                .iter()
+                .map(|n| {
+                    let ready = |k: usize| n.ready[k].iter().copied().collect::<Vec<_>>();
+                    (n.key, ready(MAP), ready(RED))
+                })
+                .collect()
+        }
+
+        proptest! {
+            /// Moving one job's counts at a time (a launch, an end, both
+            /// kinds at once, maxima reached) leaves every key and order
+            /// as rebuilding them all from scratch would.
+            #[test]
+            fn incremental_rekeys_match_a_rebuild(
+                pools in proptest::collection::vec((0u32..3, 0u32..8, prop::bool::ANY), 1..6),
+                jobs in proptest::collection::vec(0usize..6, 1..10),
+                moves in proptest::collection::vec((0usize..10, 0u32..6, 0u32..4, 0u32..6, 0u32..4, 0u32..12), 1..60),
+            ) {
+                let mut t = Tree::new(Order::FairShare);
+                let mut ids = vec![0u32];
+                for (i, &(parent, min, fifo)) in pools.iter().enumerate() {
+                    let parent = ids[parent as usize % ids.len()];
+                    let mode = if fifo { Mode::Fifo } else { Mode::Fair };
+                    let max = [if min == 7 { 3.0 } else { f64::INFINITY }, 5.0];
+                    let p = t.add_pool(parent, &format!("p{i}"), mode, [min as f64, 1.0], max, 1.0, None, None);
+                    ids.push(p);
+                }
+                let leaves: Vec<u32> = jobs
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &p)| {
+                        let pool = ids[1 + p % (ids.len() - 1)];
+                        t.add_job(pool, JobId(j as u32), Time(j as u64), Priority::Normal, 1.0)
+                    })
+                    .collect();
+                t.update_shares([20.0, 8.0]);
+                for (j, rm, rr, pm, pr, update) in moves {
+                    let i = leaves[j % leaves.len()];
+                    t.set_counts(i, [rm, rr], [pm, pr]);
+                    if update == 0 {
+                        t.update_shares([20.0, 8.0]);
+                    }
+                    let mut rebuilt = t.clone();
+                    rebuilt.rekey_rec(0);
+                    prop_assert_eq!(orders(&t), orders(&rebuilt));
+                }
+            }
+        }
+    }
 }
