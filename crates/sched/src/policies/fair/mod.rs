@@ -213,6 +213,11 @@ pub struct FairScheduler {
     heartbeat: Time,
     // Bookkeeping.
     dirty: Vec<JobId>,
+    /// Jobs whose counts changed only by a map launch since their last
+    /// sync: their reduce keys are as they were, so a refresh before a
+    /// reduce walk (or before no walk) leaves them to the next full one,
+    /// which then often syncs a launch and the end after it at once.
+    map_launched: Vec<JobId>,
     structure_dirty: bool,
     demand_dirty: bool,
     capacity_dirty: bool,
@@ -370,6 +375,7 @@ impl FairScheduler {
             update_interval: secs(o.update_interval_s),
             heartbeat: cluster.heartbeat.interval,
             dirty: Vec::new(),
+            map_launched: Vec::new(),
             structure_dirty: true,
             demand_dirty: false,
             capacity_dirty: true,
@@ -408,6 +414,13 @@ impl FairScheduler {
 
     /// Bring counts, capacities and shares up to date.
     pub fn refresh(&mut self, st: &ClusterState) {
+        self.refresh_for(st, true);
+    }
+
+    /// Bring the tree up to date for a walk: of maps (`maps`), or of
+    /// reduces only (or none), which leaves `map_launched` jobs unsynced
+    /// while no share update is due (shares read every job's counts).
+    fn refresh_for(&mut self, st: &ClusterState, maps: bool) {
         let now = st.now();
         self.last_now = now;
         if self.capacity_dirty {
@@ -422,6 +435,9 @@ impl FairScheduler {
             }
             self.dirty = dirty;
             self.dirty.clear();
+        }
+        if maps || self.structure_dirty || self.demand_update_due(now) {
+            self.sync_map_launched(st);
         }
         if self.structure_dirty || self.demand_update_due(now) {
             self.update_shares(now);
@@ -664,8 +680,27 @@ impl FairScheduler {
         self.structure_dirty = true;
     }
 
-    fn launched(&mut self, j: JobId) {
-        self.dirty.push(j);
+    /// Job `j` launched a task of kind `k`: its counts changed.
+    fn launched(&mut self, j: JobId, k: usize) {
+        // With preemption on, `sync` also runs the starvation clocks.
+        if k == MAP && !self.preempt.cfg.enabled {
+            self.map_launched.push(j);
+        } else {
+            self.dirty.push(j);
+        }
+    }
+
+    /// Sync the jobs left by reduce-only refreshes (the order they are
+    /// synced in does not matter: each copies its job's current counts).
+    fn sync_map_launched(&mut self, st: &ClusterState) {
+        if !self.map_launched.is_empty() {
+            let jobs = std::mem::take(&mut self.map_launched);
+            for j in &jobs {
+                self.sync(st, *j);
+            }
+            self.map_launched = jobs;
+            self.map_launched.clear();
+        }
     }
 
     fn assign_map(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
@@ -684,7 +719,7 @@ impl FairScheduler {
                     self.preempt.consume(node, p, MAP);
                     let sat = self.satisfied(i);
                     self.delay.launched_at(j, loc, now, sat);
-                    self.launched(j);
+                    self.launched(j, MAP);
                     return Some(Launch::map(j, t));
                 }
             }
@@ -753,7 +788,7 @@ impl FairScheduler {
             self.space.refused(st, node, j, retry);
         }
         let (j, t) = found?;
-        self.launched(j);
+        self.launched(j, MAP);
         Some(Launch::map(j, t))
     }
 
@@ -799,7 +834,7 @@ impl FairScheduler {
                 });
                 if let Some((j, t)) = found {
                     self.preempt.consume(node, p, RED);
-                    self.launched(j);
+                    self.launched(j, RED);
                     return Some(Launch::reduce(j, t));
                 }
             }
@@ -808,7 +843,7 @@ impl FairScheduler {
             let j = self.tree.nodes[i as usize].job?;
             self.reduce_ok(st, j, node).map(|t| (j, t))
         })?;
-        self.launched(j);
+        self.launched(j, RED);
         Some(Launch::reduce(j, t))
     }
 }
@@ -960,6 +995,8 @@ impl Scheduler for FairScheduler {
     /// disk-space refusals keep every heartbeat (they read the time).
     fn decline_heartbeat(&mut self, st: &ClusterState, node: NodeId) -> bool {
         let now = st.now();
+        // What the round's refresh would do first (see `refresh_for`).
+        self.sync_map_launched(st);
         let update_due = self.demand_update_due(now);
         if self.preempt.cfg.enabled
             || self.capacity_dirty
@@ -993,8 +1030,9 @@ impl Scheduler for FairScheduler {
     }
 
     fn assign(&mut self, st: &ClusterState, node: NodeId) -> Option<Launch> {
-        self.refresh(st);
-        if st.free_map_slots(node) > 0 && st.pending_maps_total() > 0 {
+        let maps = st.free_map_slots(node) > 0 && st.pending_maps_total() > 0;
+        self.refresh_for(st, maps);
+        if maps {
             if let Some(l) = self.assign_map(st, node) {
                 return Some(l);
             }
