@@ -150,7 +150,11 @@ pub struct Tree {
     /// Nodes; index 0 is the root.
     pub nodes: Vec<TreeNode>,
     free: Vec<u32>,
-    by_job: FxHashMap<JobId, u32>,
+    /// A job's leaf by job index (`NONE` when the job has none): job ids
+    /// are dense, and a sync looks its job up on every task launch and end.
+    by_job: Vec<u32>,
+    /// How many jobs have a leaf.
+    job_leaves: usize,
     by_pool: FxHashMap<String, u32>,
     order: Order,
     rule: ShareRule,
@@ -165,7 +169,8 @@ impl Tree {
         Tree {
             nodes: vec![TreeNode::new(NONE)],
             free: Vec::new(),
-            by_job: FxHashMap::default(),
+            by_job: Vec::new(),
+            job_leaves: 0,
             by_pool: FxHashMap::default(),
             order,
             rule: ShareRule::Hfs,
@@ -187,7 +192,10 @@ impl Tree {
 
     /// The node of a job, when it is runnable.
     pub fn job_node(&self, j: JobId) -> Option<u32> {
-        self.by_job.get(&j).copied()
+        match self.by_job.get(j.idx()) {
+            Some(&i) if i != NONE => Some(i),
+            _ => None,
+        }
     }
 
     /// The node of a pool path.
@@ -202,7 +210,7 @@ impl Tree {
 
     /// Runnable jobs.
     pub fn job_count(&self) -> usize {
-        self.by_job.len()
+        self.job_leaves
     }
 
     fn alloc(&mut self, n: TreeNode) -> u32 {
@@ -282,7 +290,13 @@ impl Tree {
         n.weight = weight;
         let i = self.alloc(n);
         self.nodes[pool as usize].children.push(i);
-        self.by_job.insert(j, i);
+        if self.by_job.len() <= j.idx() {
+            self.by_job.resize(j.idx() + 1, NONE);
+        }
+        if self.by_job[j.idx()] == NONE {
+            self.job_leaves += 1;
+        }
+        self.by_job[j.idx()] = i;
         let anc: Vec<u32> = self.path(pool).collect();
         for p in anc {
             self.nodes[p as usize].jobs += 1;
@@ -292,9 +306,11 @@ impl Tree {
 
     /// Remove a job leaf (its counts must already be zero, see [`Tree::set_counts`]).
     pub fn remove_job(&mut self, j: JobId) {
-        let Some(i) = self.by_job.remove(&j) else {
+        let Some(i) = self.job_node(j) else {
             return;
         };
+        self.by_job[j.idx()] = NONE;
+        self.job_leaves -= 1;
         self.set_counts(i, [0, 0], [0, 0]);
         let parent = self.nodes[i as usize].parent;
         let p = &mut self.nodes[parent as usize];
@@ -567,7 +583,11 @@ impl Tree {
 
     /// Every job leaf (any order).
     pub fn job_nodes(&self) -> impl Iterator<Item = (JobId, u32)> + '_ {
-        self.by_job.iter().map(|(j, i)| (*j, *i))
+        self.by_job
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| **i != NONE)
+            .map(|(j, i)| (JobId(j as u32), *i))
     }
 }
 
@@ -635,6 +655,26 @@ mod tests {
         t.remove_job(JobId(0));
         assert_eq!(first(&t), None);
         assert_eq!(t.nodes[0].running, [5, 0]);
+    }
+
+    #[test]
+    fn job_leaves_are_found_counted_and_forgotten_by_id() {
+        let mut t = Tree::new(Order::FairShare);
+        let a = pool(&mut t, "a", 0.0);
+        let j7 = t.add_job(a, JobId(7), Time(0), Priority::Normal, 1.0);
+        let j2 = t.add_job(a, JobId(2), Time(1), Priority::Normal, 1.0);
+        assert_eq!(
+            (t.job_node(JobId(7)), t.job_node(JobId(2))),
+            (Some(j7), Some(j2))
+        );
+        assert_eq!((t.job_node(JobId(3)), t.job_node(JobId(99))), (None, None));
+        assert_eq!(t.job_count(), 2);
+        t.remove_job(JobId(7));
+        t.remove_job(JobId(7));
+        t.remove_job(JobId(50));
+        assert_eq!((t.job_node(JobId(7)), t.job_count()), (None, 1));
+        assert_eq!(t.job_nodes().collect::<Vec<_>>(), vec![(JobId(2), j2)]);
+        assert_eq!(t.nodes[a as usize].jobs, 1);
     }
 
     #[test]
