@@ -39,6 +39,8 @@
 use mrsched_model::{JobId, Locality, NodeId, Time};
 use mrsched_state::ClusterState;
 
+use crate::job_table::JobTable;
+
 /// How long jobs wait for locality.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum DelayMode {
@@ -87,33 +89,6 @@ struct JobDelay {
     resolved: Option<DelayMode>,
 }
 
-/// Job delay states indexed by dense [`JobId`].
-#[derive(Clone, Debug, Default)]
-struct JobTable(Vec<Option<JobDelay>>);
-
-impl JobTable {
-    #[inline]
-    fn get(&self, j: &JobId) -> Option<&JobDelay> {
-        self.0.get(j.idx()).and_then(|d| d.as_ref())
-    }
-    #[inline]
-    fn get_mut(&mut self, j: &JobId) -> Option<&mut JobDelay> {
-        self.0.get_mut(j.idx()).and_then(|d| d.as_mut())
-    }
-    fn remove(&mut self, j: &JobId) {
-        if let Some(d) = self.0.get_mut(j.idx()) {
-            *d = None;
-        }
-    }
-    #[inline]
-    fn entry(&mut self, j: JobId) -> &mut JobDelay {
-        if self.0.len() <= j.idx() {
-            self.0.resize(j.idx() + 1, None);
-        }
-        self.0[j.idx()].get_or_insert_with(JobDelay::default)
-    }
-}
-
 /// Per-job delay-scheduling state.
 #[derive(Clone, Debug)]
 pub struct DelayScheduler {
@@ -121,7 +96,7 @@ pub struct DelayScheduler {
     clock: WaitClock,
     /// Per-job state by dense job id (a vector: lookups on the heartbeat
     /// path are array accesses, not hashing).
-    jobs: JobTable,
+    jobs: JobTable<JobDelay>,
     skipped: Vec<JobId>,
     last_heartbeat: Option<Time>,
     /// Bumped by every change of a job's level, episode or mode (not by
@@ -172,7 +147,7 @@ impl DelayScheduler {
         if let Some(last) = self.last_heartbeat {
             let gap = now.saturating_sub(last);
             for j in self.skipped.drain(..) {
-                if let Some(d) = self.jobs.get_mut(&j) {
+                if let Some(d) = self.jobs.get_mut(j) {
                     if d.skipped {
                         d.wait += gap;
                         d.skipped = false;
@@ -186,14 +161,14 @@ impl DelayScheduler {
     /// Forget a job (it ended).
     pub fn forget(&mut self, job: JobId) {
         self.epoch += 1;
-        self.jobs.remove(&job);
+        self.jobs.remove(job);
     }
 
     /// Set the waits of one job (IO-rate biasing by job class, seed 002
     /// §4.3.2). A job's own `locality_wait_s` still takes precedence.
     pub fn set_job_mode(&mut self, job: JobId, mode: DelayMode) {
         self.epoch += 1;
-        let d = self.jobs.entry(job);
+        let d = self.jobs.get_or_insert_with(job, JobDelay::default);
         d.mode = Some(mode);
         d.resolved = None;
     }
@@ -204,20 +179,18 @@ impl DelayScheduler {
     pub fn admit(&mut self, st: &ClusterState, job: JobId) {
         let m = self.job_mode(st, job);
         self.epoch += 1;
-        self.jobs.entry(job).resolved = Some(m);
+        self.jobs
+            .get_or_insert_with(job, JobDelay::default)
+            .resolved = Some(m);
     }
 
     /// The mode that applies to `job`: its own `locality_wait_s`, else the
     /// mode set for it, else the default.
     pub fn job_mode(&self, st: &ClusterState, job: JobId) -> DelayMode {
-        if let Some(m) = self.jobs.get(&job).and_then(|d| d.resolved) {
+        if let Some(m) = self.jobs.get(job).and_then(|d| d.resolved) {
             return m;
         }
-        let base = self
-            .jobs
-            .get(&job)
-            .and_then(|d| d.mode)
-            .unwrap_or(self.mode);
+        let base = self.jobs.get(job).and_then(|d| d.mode).unwrap_or(self.mode);
         match (base, st.job(job).spec.locality_wait) {
             (DelayMode::Wait { .. }, Some([n, r])) | (DelayMode::Off, Some([n, r])) => {
                 DelayMode::Wait { node: n, rack: r }
@@ -228,7 +201,7 @@ impl DelayScheduler {
 
     /// Time `job` has waited, on the configured clock.
     pub fn waited(&self, job: JobId, now: Time) -> Time {
-        let Some(d) = self.jobs.get(&job) else {
+        let Some(d) = self.jobs.get(job) else {
             return Time::ZERO;
         };
         match self.clock {
@@ -239,7 +212,7 @@ impl DelayScheduler {
 
     /// The least local level `job` may launch at now.
     pub fn allowed_level(&self, st: &ClusterState, job: JobId) -> Locality {
-        let (level, skips) = self.jobs.get(&job).map_or((0, 0), |d| (d.level, d.skips));
+        let (level, skips) = self.jobs.get(job).map_or((0, 0), |d| (d.level, d.skips));
         match self.job_mode(st, job) {
             DelayMode::Off => Locality::OffRack,
             DelayMode::Wait { node, rack } => {
@@ -297,7 +270,7 @@ impl DelayScheduler {
         if st.job(job).pending_maps() == 0 {
             // Nothing to wait for: a later batch of pending tasks (re-runs)
             // starts a new episode.
-            if let Some(d) = self.jobs.get_mut(&job) {
+            if let Some(d) = self.jobs.get_mut(job) {
                 d.since = None;
             }
             self.epoch += 1;
@@ -328,7 +301,7 @@ impl DelayScheduler {
     pub fn launched_at(&mut self, job: JobId, loc: Locality, _now: Time, satisfied: bool) {
         let clock = self.clock;
         self.epoch += 1;
-        let d = self.jobs.entry(job);
+        let d = self.jobs.get_or_insert_with(job, JobDelay::default);
         d.level = loc.level();
         d.skips = 0;
         match clock {
@@ -355,7 +328,7 @@ impl DelayScheduler {
     /// Record that `job` declined a slot at `now` for lack of a task within
     /// its allowed level.
     pub fn skip_at(&mut self, job: JobId, now: Time) {
-        let d = self.jobs.entry(job);
+        let d = self.jobs.get_or_insert_with(job, JobDelay::default);
         d.skips = d.skips.saturating_add(1);
         if d.since.is_none() {
             d.since = Some(now);
@@ -383,7 +356,7 @@ impl DelayScheduler {
         if self.clock != WaitClock::SinceStarved {
             return None;
         }
-        let d = self.jobs.get(&job)?;
+        let d = self.jobs.get(job)?;
         match (d.resolved?, d.since) {
             (DelayMode::Wait { node, .. }, Some(since)) if d.level == 0 => {
                 let until = since + node;
@@ -395,7 +368,7 @@ impl DelayScheduler {
 
     /// Current level of `job` (0 node, 1 rack, 2 any).
     pub fn level(&self, job: JobId) -> usize {
-        self.jobs.get(&job).map(|d| d.level).unwrap_or(0)
+        self.jobs.get(job).map(|d| d.level).unwrap_or(0)
     }
 }
 

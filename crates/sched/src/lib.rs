@@ -24,6 +24,7 @@ pub mod assign;
 pub mod config;
 pub mod delay;
 pub mod drive;
+mod job_table;
 pub mod plan;
 pub mod policies;
 pub mod pools;

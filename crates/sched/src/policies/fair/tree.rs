@@ -26,6 +26,7 @@
 
 use super::alloc::{Mode, ShareRule};
 use super::ready::Ready;
+use crate::job_table::JobTable;
 use crate::share::{fair_shares, yarn_fair_shares, Claim, YarnClaim};
 use mrsched_model::{JobId, Priority, Time};
 use rustc_hash::FxHashMap;
@@ -150,11 +151,8 @@ pub struct Tree {
     /// Nodes; index 0 is the root.
     pub nodes: Vec<TreeNode>,
     free: Vec<u32>,
-    /// A job's leaf by job index (`NONE` when the job has none): job ids
-    /// are dense, and a sync looks its job up on every task launch and end.
-    by_job: Vec<u32>,
-    /// How many jobs have a leaf.
-    job_leaves: usize,
+    /// A job's leaf (a sync looks its job up on every task launch and end).
+    by_job: JobTable<u32>,
     by_pool: FxHashMap<String, u32>,
     order: Order,
     rule: ShareRule,
@@ -169,8 +167,7 @@ impl Tree {
         Tree {
             nodes: vec![TreeNode::new(NONE)],
             free: Vec::new(),
-            by_job: Vec::new(),
-            job_leaves: 0,
+            by_job: JobTable::default(),
             by_pool: FxHashMap::default(),
             order,
             rule: ShareRule::Hfs,
@@ -192,10 +189,7 @@ impl Tree {
 
     /// The node of a job, when it is runnable.
     pub fn job_node(&self, j: JobId) -> Option<u32> {
-        match self.by_job.get(j.idx()) {
-            Some(&i) if i != NONE => Some(i),
-            _ => None,
-        }
+        self.by_job.get(j).copied()
     }
 
     /// The node of a pool path.
@@ -210,7 +204,7 @@ impl Tree {
 
     /// Runnable jobs.
     pub fn job_count(&self) -> usize {
-        self.job_leaves
+        self.by_job.len()
     }
 
     fn alloc(&mut self, n: TreeNode) -> u32 {
@@ -290,13 +284,7 @@ impl Tree {
         n.weight = weight;
         let i = self.alloc(n);
         self.nodes[pool as usize].children.push(i);
-        if self.by_job.len() <= j.idx() {
-            self.by_job.resize(j.idx() + 1, NONE);
-        }
-        if self.by_job[j.idx()] == NONE {
-            self.job_leaves += 1;
-        }
-        self.by_job[j.idx()] = i;
+        self.by_job.insert(j, i);
         let anc: Vec<u32> = self.path(pool).collect();
         for p in anc {
             self.nodes[p as usize].jobs += 1;
@@ -306,11 +294,9 @@ impl Tree {
 
     /// Remove a job leaf (its counts must already be zero, see [`Tree::set_counts`]).
     pub fn remove_job(&mut self, j: JobId) {
-        let Some(i) = self.job_node(j) else {
+        let Some(i) = self.by_job.remove(j) else {
             return;
         };
-        self.by_job[j.idx()] = NONE;
-        self.job_leaves -= 1;
         self.set_counts(i, [0, 0], [0, 0]);
         let parent = self.nodes[i as usize].parent;
         let p = &mut self.nodes[parent as usize];
@@ -583,11 +569,7 @@ impl Tree {
 
     /// Every job leaf (any order).
     pub fn job_nodes(&self) -> impl Iterator<Item = (JobId, u32)> + '_ {
-        self.by_job
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| **i != NONE)
-            .map(|(j, i)| (JobId(j as u32), *i))
+        self.by_job.iter().map(|(j, i)| (j, *i))
     }
 }
 
