@@ -205,7 +205,7 @@ pub struct SimOutput {
     pub task_events: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Ev {
     Arrival(u32),
     Heartbeat(NodeId, bool),

@@ -2,9 +2,12 @@
 //!
 //! The heap holds one event per running attempt and per awake node, and
 //! every task costs a push and a pop, so its constant factor matters:
-//! * the heap moves 16-byte keys only; payloads stay put in a slab and the
-//!   key carries their slot (`time << 64 | seq << 24 | slot`), so sifting
-//!   never copies an event;
+//! * keys are 16 bytes (`time << 64 | seq`) in one array, and each event
+//!   (a few words, `Copy`) sits at the same index of a second array and
+//!   moves with its key. Sifting compares keys only; the earliest event is
+//!   at index 0 of both, in cache, when the engine peeks at it to fetch
+//!   ahead what it will read (a slab of payloads addressed from the key
+//!   cost a cache miss on every peek);
 //! * a 4-ary heap halves the depth of a binary heap, and a node's four
 //!   children are compared without branches (the minimum of random keys is
 //!   unpredictable, and mispredictions were most of a pop's cost);
@@ -16,25 +19,23 @@
 //! The sequence number makes keys unique, so the order of equal-time events
 //! is their insertion order and a run is deterministic.
 
-const SLOT_BITS: u32 = 24;
-const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
-/// Sequence numbers fit in the 40 bits above the slot.
-const SEQ_LIMIT: u64 = 1 << (64 - SLOT_BITS);
-
 /// `(time, sequence)` of a key.
 #[inline(always)]
 fn order_of(key: u128) -> (u64, u64) {
-    (
-        (key >> 64) as u64,
-        ((key >> SLOT_BITS) as u64) & (SEQ_LIMIT - 1),
-    )
+    ((key >> 64) as u64, key as u64)
+}
+
+/// The key of `(t, seq)`.
+#[inline(always)]
+fn key_of(t: u64, seq: u64) -> u128 {
+    ((t as u128) << 64) | seq as u128
 }
 
 /// Min-heap of `(time_us, seq)` keys with payloads.
 pub struct EventQueue<T> {
     keys: Vec<u128>,
-    vals: Vec<Option<T>>,
-    free: Vec<u32>,
+    /// `vals[i]` is the event of `keys[i]`.
+    vals: Vec<T>,
     seq: u64,
 }
 
@@ -43,7 +44,6 @@ impl<T> Default for EventQueue<T> {
         EventQueue {
             keys: Vec::new(),
             vals: Vec::new(),
-            free: Vec::new(),
             seq: 0,
         }
     }
@@ -61,7 +61,7 @@ fn min4(k: &[u128]) -> (usize, u128) {
     (if right { hi } else { lo }, if right { m23 } else { m01 })
 }
 
-impl<T> EventQueue<T> {
+impl<T: Copy> EventQueue<T> {
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
@@ -88,26 +88,12 @@ impl<T> EventQueue<T> {
     /// among events of the same time. The caller keeps sequence numbers
     /// unique (two queues sharing one counter merge into one order).
     pub fn push_seq(&mut self, t: u64, seq: u64, v: T) {
-        assert!(seq < SEQ_LIMIT, "event sequence numbers exhausted");
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.vals[s as usize] = Some(v);
-                s
-            }
-            None => {
-                let s = self.vals.len() as u32;
-                assert!(
-                    (s as u128) <= SLOT_MASK,
-                    "more than 16 million queued events"
-                );
-                self.vals.push(Some(v));
-                s
-            }
-        };
-        let key = ((t as u128) << 64) | ((seq as u128) << SLOT_BITS) | slot as u128;
-        // Sift up with a hole: parents move down, the new key is written once.
+        let key = key_of(t, seq);
+        // Sift up with a hole: parents move down, the new entry is written
+        // once.
         let mut i = self.keys.len();
         self.keys.push(key);
+        self.vals.push(v);
         while i > 0 {
             let p = (i - 1) / 4;
             let pk = self.keys[p];
@@ -115,16 +101,17 @@ impl<T> EventQueue<T> {
                 break;
             }
             self.keys[i] = pk;
+            self.vals[i] = self.vals[p];
             i = p;
         }
         self.keys[i] = key;
+        self.vals[i] = v;
     }
 
     /// The earliest event's payload.
     #[inline]
     pub fn peek_value(&self) -> Option<&T> {
-        let k = *self.keys.first()?;
-        self.vals[(k & SLOT_MASK) as usize].as_ref()
+        self.vals.first()
     }
 
     /// The `(time, sequence)` of the earliest event.
@@ -135,15 +122,10 @@ impl<T> EventQueue<T> {
     /// Move every event to `out`, in no particular order, as
     /// `(time, sequence, v)`.
     pub fn drain_into(&mut self, out: &mut Vec<(u64, u64, T)>) {
-        for k in self.keys.drain(..) {
+        for (k, v) in self.keys.drain(..).zip(self.vals.drain(..)) {
             let (t, seq) = order_of(k);
-            let v = self.vals[(k & SLOT_MASK) as usize]
-                .take()
-                .expect("queued slot holds a value");
             out.push((t, seq, v));
         }
-        self.vals.clear();
-        self.free.clear();
     }
 
     /// Remove every event at or before `cut` (a `(time, sequence)`),
@@ -162,33 +144,31 @@ impl<T> EventQueue<T> {
                 _ => return,
             }
         }
+        let cut = key_of(cut.0, cut.1);
         let mut kept = 0;
         for i in 0..self.keys.len() {
-            let k = self.keys[i];
-            let (t, seq) = order_of(k);
-            if (t, seq) <= cut {
-                let slot = (k & SLOT_MASK) as u32;
-                let v = self.vals[slot as usize]
-                    .take()
-                    .expect("queued slot holds a value");
-                self.free.push(slot);
+            let (k, v) = (self.keys[i], self.vals[i]);
+            if k <= cut {
+                let (t, seq) = order_of(k);
                 f(t, seq, v);
             } else {
                 self.keys[kept] = k;
+                self.vals[kept] = v;
                 kept += 1;
             }
         }
         self.keys.truncate(kept);
+        self.vals.truncate(kept);
         for i in (0..kept.div_ceil(4)).rev() {
             self.sift_down(i);
         }
     }
 
-    /// Move the key at `i` down to its place below.
+    /// Move the entry at `i` down to its place below.
     fn sift_down(&mut self, mut i: usize) {
-        let keys = &mut self.keys[..];
+        let (keys, vals) = (&mut self.keys[..], &mut self.vals[..]);
         let n = keys.len();
-        let key = keys[i];
+        let (key, val) = (keys[i], vals[i]);
         loop {
             let c = 4 * i + 1;
             if c >= n {
@@ -205,9 +185,11 @@ impl<T> EventQueue<T> {
                 break;
             }
             keys[i] = keys[m];
+            vals[i] = vals[m];
             i = m;
         }
         keys[i] = key;
+        vals[i] = val;
     }
 
     /// The earliest event and its time.
@@ -217,12 +199,13 @@ impl<T> EventQueue<T> {
 
     /// The earliest event, its time and its sequence number.
     pub fn pop_with_seq(&mut self) -> Option<(u64, u64, T)> {
-        let top = *self.keys.first()?;
+        let (top, top_val) = (*self.keys.first()?, self.vals[0]);
         let last = self.keys.pop().expect("not empty");
+        let last_val = self.vals.pop().expect("not empty");
         let n = self.keys.len();
         if n > 0 {
             // Carry the root's hole down to a leaf along the smallest children.
-            let keys = &mut self.keys[..];
+            let (keys, vals) = (&mut self.keys[..], &mut self.vals[..]);
             let mut i = 0;
             loop {
                 let c = 4 * i + 1;
@@ -242,26 +225,24 @@ impl<T> EventQueue<T> {
                 } else {
                     break;
                 };
+                vals[i] = vals[m];
                 i = m;
             }
-            // Put the last key in the hole and let it rise to its place.
+            // Put the last entry in the hole and let it rise to its place.
             while i > 0 {
                 let p = (i - 1) / 4;
                 if keys[p] <= last {
                     break;
                 }
                 keys[i] = keys[p];
+                vals[i] = vals[p];
                 i = p;
             }
             keys[i] = last;
+            vals[i] = last_val;
         }
-        let slot = (top & SLOT_MASK) as u32;
-        let v = self.vals[slot as usize]
-            .take()
-            .expect("queued slot holds a value");
-        self.free.push(slot);
         let (t, seq) = order_of(top);
-        Some((t, seq, v))
+        Some((t, seq, top_val))
     }
 }
 
@@ -345,7 +326,7 @@ mod tests {
     }
 
     /// What `pop_through(cut)` hands out, sorted.
-    fn taken_through<T: Ord>(q: &mut EventQueue<T>, cut: (u64, u64)) -> Vec<(u64, u64, T)> {
+    fn taken_through<T: Ord + Copy>(q: &mut EventQueue<T>, cut: (u64, u64)) -> Vec<(u64, u64, T)> {
         let mut taken = Vec::new();
         q.pop_through(cut, |t, s, v| taken.push((t, s, v)));
         taken.sort();
