@@ -767,7 +767,7 @@ impl Engine<'_> {
         self.k.set_queued(n, false);
         self.k.next_k[n.idx()] += 1;
         if self.k.every_heartbeat || self.k.has_potential(&self.st, n) {
-            self.k.wake(&self.st, n);
+            self.k.requeue_beat(&self.st, n);
         }
         true
     }
@@ -1272,6 +1272,20 @@ impl Core<'_> {
             }
             self.next_k[n.idx()] = k + 1;
         }
+        let (k, t) = self.grid.first_beat(n.0, self.next_k[n.idx()], st.now().0);
+        self.next_k[n.idx()] = k;
+        self.seq += 1;
+        self.queue_beat(n, t, self.seq);
+    }
+
+    /// Queue the next beat of live node `n`, whose beat was just taken and
+    /// declined with nothing else done: `wake` without its checks, since
+    /// the node is neither queued nor in a cohort (a popped beat leaves its
+    /// cohort, and no wake-up ran since).
+    #[inline]
+    fn requeue_beat(&mut self, st: &ClusterState, n: NodeId) {
+        debug_assert!(st.node(n).alive && !self.beats[n.idx()].queued);
+        debug_assert!(self.cohort_of(n).is_none());
         let (k, t) = self.grid.first_beat(n.0, self.next_k[n.idx()], st.now().0);
         self.next_k[n.idx()] = k;
         self.seq += 1;
