@@ -271,12 +271,12 @@ struct Core<'a> {
     /// idle heartbeats be set aside and beat times grow with the grid index.
     lazy: bool,
     /// By phase rank (see [`Grid`]), when `lazy`: nodes with a free map
-    /// slot, with a free reduce slot, with a heartbeat in `beat_heap`.
+    /// slot, with a free reduce slot (both as of the last
+    /// `refresh_slot_bits`, which every reader calls first), with a
+    /// heartbeat in `beat_heap`.
     free_map_bits: Vec<u64>,
     free_reduce_bits: Vec<u64>,
     queued_bits: Vec<u64>,
-    /// Entries of the state's slot change log already applied to the bits.
-    slot_seen: usize,
     /// Nodes a wake-up queues one by one (kept to reuse its memory).
     woken: Vec<u32>,
     /// The heartbeats in `beat_heap` are set aside (see
@@ -432,7 +432,7 @@ pub fn simulate_with_progress(
                 st.free_reduce_slots(NodeId(n as u32)) > 0,
             );
         }
-        st.clear_slot_changes();
+        st.drain_slot_changes(|_| {});
     }
     let mut e = Engine {
         st,
@@ -458,7 +458,6 @@ pub fn simulate_with_progress(
             free_map_bits,
             free_reduce_bits,
             queued_bits: vec![0u64; words],
-            slot_seen: 0,
             woken: Vec::new(),
             beats_frozen: false,
             copy_profiles: FxHashMap::default(),
@@ -843,11 +842,6 @@ impl Engine<'_> {
             let spec = std::sync::Arc::clone(&self.st.job(j).spec);
             self.placement.job_ended(&mut self.st, &spec);
         }
-        if self.k.lazy {
-            self.k.refresh_slot_bits(&self.st);
-            self.st.clear_slot_changes();
-            self.k.slot_seen = 0;
-        }
         if self.k.beats_aside_allowed {
             let idle = self.st.pending_maps_total() == 0 && self.st.launchable_reduces_total() == 0;
             let now = self.st.now().0;
@@ -1185,22 +1179,20 @@ impl Core<'_> {
     }
 
     /// Apply the state's slot changes since the last call to the free-slot
-    /// bits.
+    /// bits. Only wake-ups read the bits, so they bring them up to date
+    /// here rather than every step: each node that changed is read once,
+    /// as it is now, however often it changed in between.
     fn refresh_slot_bits(&mut self, st: &ClusterState) {
-        let log = st.slot_changes();
-        let mut last = None;
-        for &n in &log[self.slot_seen.min(log.len())..] {
-            // A task's end and the launch its slot takes at once name the
-            // node twice in a row: the bits read the state as it is now.
-            if last == Some(n) {
-                continue;
-            }
-            last = Some(n);
-            let r = self.grid.rank(n.0);
-            set_bit(&mut self.free_map_bits, r, st.free_map_slots(n) > 0);
-            set_bit(&mut self.free_reduce_bits, r, st.free_reduce_slots(n) > 0);
-        }
-        self.slot_seen = log.len();
+        let (grid, map, reduce) = (
+            &self.grid,
+            &mut self.free_map_bits,
+            &mut self.free_reduce_bits,
+        );
+        st.drain_slot_changes(|n| {
+            let r = grid.rank(n.0);
+            set_bit(map, r, st.free_map_slots(n) > 0);
+            set_bit(reduce, r, st.free_reduce_slots(n) > 0);
+        });
     }
 
     fn exp_draw(&mut self, mean: Time) -> Time {

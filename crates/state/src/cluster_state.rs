@@ -169,9 +169,13 @@ pub struct ClusterState {
     /// Per-node and per-rack counters the locality index builds with,
     /// zero between builds.
     index_scratch: (crate::index::Scratch, crate::index::Scratch),
-    /// Nodes whose free slots may have changed, in order, when a caller
-    /// asked to follow them ([`ClusterState::log_slot_changes`]).
-    slot_log: Option<Vec<NodeId>>,
+    /// A bit per node (by index) whose free slots may have changed since
+    /// the last drain, when a caller asked to follow them
+    /// ([`ClusterState::log_slot_changes`]). A set, not a list: a node
+    /// that changes a thousand times between two reads is read once. Cells,
+    /// so that a reader holding a shared borrow (the simulator, waking
+    /// nodes while it reacts to a state event) can drain it.
+    slot_dirty: Option<Vec<Cell<u64>>>,
     /// A bit per node (by index): it holds intermediate data.
     holding: Vec<u64>,
 }
@@ -308,25 +312,25 @@ impl ClusterState {
         self.launches
     }
 
-    /// Nodes whose free slots may have changed since the log was last
-    /// cleared, in order (empty unless [`ClusterState::log_slot_changes`]
-    /// was called). Node changes all go through one place, so a caller that
-    /// keeps its own view of free slots (the simulator's sets of nodes with
-    /// room) follows them here instead of asking every node.
-    pub fn slot_changes(&self) -> &[NodeId] {
-        self.slot_log.as_deref().unwrap_or(&[])
-    }
-
-    /// Start logging slot changes ([`ClusterState::slot_changes`]).
-    pub fn log_slot_changes(&mut self) {
-        self.slot_log.get_or_insert_with(Vec::new);
-    }
-
-    /// Forget the logged slot changes (the caller has read them).
-    pub fn clear_slot_changes(&mut self) {
-        if let Some(log) = &mut self.slot_log {
-            log.clear();
+    /// Call `f` with every node whose free slots may have changed since
+    /// the last drain, once each, in index order, and forget them (nothing
+    /// unless [`ClusterState::log_slot_changes`] was called). Node changes
+    /// all go through one place, so a caller that keeps its own view of
+    /// free slots (the simulator's sets of nodes with room) follows them
+    /// here instead of asking every node.
+    pub fn drain_slot_changes(&self, mut f: impl FnMut(NodeId)) {
+        for (w, cell) in self.slot_dirty.iter().flatten().enumerate() {
+            for n in crate::bits::ones(cell.replace(0), w * 64) {
+                f(NodeId(n as u32));
+            }
         }
+    }
+
+    /// Start following slot changes ([`ClusterState::drain_slot_changes`]).
+    pub fn log_slot_changes(&mut self) {
+        let words = self.nodes.len().div_ceil(64);
+        self.slot_dirty
+            .get_or_insert_with(|| vec![Cell::new(0); words]);
     }
 
     /// Utilisation integrals.
@@ -697,7 +701,7 @@ impl ClusterState {
             scanners: Vec::new(),
             attempts: AttemptSlab::default(),
             events: Vec::new(),
-            slot_log: None,
+            slot_dirty: None,
             holding: vec![0; cluster.nodes.len().div_ceil(64)],
             compute_started: Vec::new(),
             wakeups: Vec::new(),
@@ -1455,8 +1459,9 @@ impl ClusterState {
     /// Apply `f` to node `n`, keeping the utilisation totals right.
     #[inline]
     fn change_node(&mut self, n: NodeId, f: impl FnOnce(&mut NodeState)) {
-        if let Some(log) = &mut self.slot_log {
-            log.push(n);
+        if let Some(dirty) = &self.slot_dirty {
+            let w = &dirty[n.idx() / 64];
+            w.set(w.get() | 1 << (n.idx() % 64));
         }
         let (b0, a0) = self.node_usage(n);
         f(&mut self.nodes[n.idx()]);

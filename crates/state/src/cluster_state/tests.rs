@@ -581,3 +581,28 @@ fn each_rack_once_lists_racks_in_first_replica_order_at_any_replication() {
         assert_eq!(got, expect, "{len} replicas");
     }
 }
+
+#[test]
+fn slot_changes_name_each_changed_node_once_until_drained() {
+    let mut st = with_dataset(two_racks(), vec![vec![0], vec![2], vec![3]]);
+    let drained = |st: &ClusterState| {
+        let mut v = Vec::new();
+        st.drain_slot_changes(|n| v.push(n.0));
+        v
+    };
+    // Not followed until asked: nothing to drain.
+    let j = st.submit(data_job(3, 0));
+    st.admit(j).unwrap();
+    st.launch(NodeId(3), &Launch::map(j, 2)).unwrap();
+    assert!(drained(&st).is_empty());
+    st.log_slot_changes();
+    let a = st.launch(NodeId(2), &Launch::map(j, 1)).unwrap();
+    st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
+    st.finish_map(a).unwrap();
+    // Node 2 changed twice (launch and end), node 0 once: index order,
+    // each once.
+    assert_eq!(drained(&st), vec![0, 2]);
+    assert!(drained(&st).is_empty(), "a drain forgets what it named");
+    st.node_lost(NodeId(3));
+    assert_eq!(drained(&st), vec![3]);
+}
