@@ -418,7 +418,7 @@ pub fn simulate_with_progress(
     let words = n_nodes.div_ceil(64);
     let (mut free_map_bits, mut free_reduce_bits) = (vec![0u64; words], vec![0u64; words]);
     if lazy {
-        st.log_slot_changes();
+        st.follow_slot_changes();
         for n in 0..n_nodes {
             let r = grid.rank(n as u32);
             set_bit(
@@ -1264,16 +1264,13 @@ impl Core<'_> {
             }
             self.next_k[n.idx()] = k + 1;
         }
-        let (k, t) = self.grid.first_beat(n.0, self.next_k[n.idx()], st.now().0);
-        self.next_k[n.idx()] = k;
-        self.seq += 1;
-        self.queue_beat(n, t, self.seq);
+        self.requeue_beat(st, n);
     }
 
-    /// Queue the next beat of live node `n`, whose beat was just taken and
-    /// declined with nothing else done: `wake` without its checks, since
-    /// the node is neither queued nor in a cohort (a popped beat leaves its
-    /// cohort, and no wake-up ran since).
+    /// Queue the next beat of live node `n`, neither queued nor in a
+    /// cohort: `wake`'s last step, and all of it for a node whose beat was
+    /// just taken and declined with nothing else done (a popped beat leaves
+    /// its cohort, and no wake-up ran since).
     #[inline]
     fn requeue_beat(&mut self, st: &ClusterState, n: NodeId) {
         debug_assert!(st.node(n).alive && !self.beats[n.idx()].queued);

@@ -171,7 +171,7 @@ pub struct ClusterState {
     index_scratch: (crate::index::Scratch, crate::index::Scratch),
     /// A bit per node (by index) whose free slots may have changed since
     /// the last drain, when a caller asked to follow them
-    /// ([`ClusterState::log_slot_changes`]). A set, not a list: a node
+    /// ([`ClusterState::follow_slot_changes`]). A set, not a list: a node
     /// that changes a thousand times between two reads is read once. Cells,
     /// so that a reader holding a shared borrow (the simulator, waking
     /// nodes while it reacts to a state event) can drain it.
@@ -314,7 +314,7 @@ impl ClusterState {
 
     /// Call `f` with every node whose free slots may have changed since
     /// the last drain, once each, in index order, and forget them (nothing
-    /// unless [`ClusterState::log_slot_changes`] was called). Node changes
+    /// unless [`ClusterState::follow_slot_changes`] was called). Node changes
     /// all go through one place, so a caller that keeps its own view of
     /// free slots (the simulator's sets of nodes with room) follows them
     /// here instead of asking every node.
@@ -327,7 +327,7 @@ impl ClusterState {
     }
 
     /// Start following slot changes ([`ClusterState::drain_slot_changes`]).
-    pub fn log_slot_changes(&mut self) {
+    pub fn follow_slot_changes(&mut self) {
         let words = self.nodes.len().div_ceil(64);
         self.slot_dirty
             .get_or_insert_with(|| vec![Cell::new(0); words]);

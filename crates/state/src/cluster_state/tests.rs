@@ -595,7 +595,7 @@ fn slot_changes_name_each_changed_node_once_until_drained() {
     st.admit(j).unwrap();
     st.launch(NodeId(3), &Launch::map(j, 2)).unwrap();
     assert!(drained(&st).is_empty());
-    st.log_slot_changes();
+    st.follow_slot_changes();
     let a = st.launch(NodeId(2), &Launch::map(j, 1)).unwrap();
     st.launch(NodeId(0), &Launch::map(j, 0)).unwrap();
     st.finish_map(a).unwrap();
