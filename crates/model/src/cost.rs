@@ -47,9 +47,23 @@ pub fn map_cost(
     node: &Node,
     loc: Locality,
 ) -> MapCost {
+    map_cost_at_speed(cluster, job, map, node.speed, loc)
+}
+
+/// [`map_cost`] on a node of relative CPU speed `speed` (callers that keep
+/// node speeds apart from the node records, which are cold in a large
+/// cluster).
+#[inline]
+pub fn map_cost_at_speed(
+    cluster: &Cluster,
+    job: &JobSpec,
+    map: &MapSpec,
+    speed: f64,
+    loc: Locality,
+) -> MapCost {
     match map.time {
         Some(t) => {
-            let t = t.scale(1.0 / node.speed);
+            let t = t.scale(1.0 / speed);
             let scan = t.scale(job.scan_fraction);
             MapCost {
                 scan,
@@ -58,7 +72,7 @@ pub fn map_cost(
         }
         None => MapCost {
             scan: Time::from_secs_f64(map.input_mb / read_rate(cluster, loc)),
-            compute: Time::from_secs_f64(map.input_mb * job.cost.map_cpu_s_per_mb / node.speed),
+            compute: Time::from_secs_f64(map.input_mb * job.cost.map_cpu_s_per_mb / speed),
         },
     }
 }

@@ -316,6 +316,10 @@ struct Core<'a> {
     /// Jobs that ended during the current step (their records are released
     /// at its end when asked).
     ended: Vec<JobId>,
+    /// Each node's relative CPU speed, apart from the node records: a
+    /// launch reads it to cost its task, and on a large cluster the node's
+    /// record is rarely in cache.
+    speeds: Vec<f64>,
 }
 
 /// A job's finished maps, in the order they finished.
@@ -481,6 +485,7 @@ pub fn simulate_with_progress(
             running_stall_bound: None,
             capacity_times: cluster.capacity_change_times(),
             ended: Vec::new(),
+            speeds: cluster.nodes.iter().map(|n| n.speed).collect(),
         },
     };
     e.init();
@@ -1291,16 +1296,16 @@ impl Core<'_> {
     fn started(&mut self, st: &ClusterState, a: AttemptId) {
         let att = st.attempt(a).expect("just launched");
         let cluster = st.cluster();
-        let node = cluster.node(att.node);
         match att.kind {
             TaskKind::Map => {
+                let speed = self.speeds[att.node.idx()];
                 let cost_of = |job: JobId, task: u32| {
                     let spec = &st.job(job).spec;
-                    cost::map_cost(
+                    cost::map_cost_at_speed(
                         cluster,
                         spec,
                         &spec.maps.at(task as usize),
-                        node,
+                        speed,
                         att.locality,
                     )
                 };
