@@ -101,6 +101,23 @@ impl MapSpecs {
         }
     }
 
+    /// The maps in task order as runs of equal cost: each run's first map
+    /// and its length, a run being consecutive maps of equal input size
+    /// and explicit time (all a map's cost depends on but its block). A
+    /// sum over a job's maps (a report's ideal time) then prices each run
+    /// once, the same number for each of its maps.
+    pub fn runs(&self) -> impl Iterator<Item = (MapSpec, usize)> + '_ {
+        let mut it = self.iter().peekable();
+        std::iter::from_fn(move || {
+            let first = it.next()?;
+            let mut n = 1;
+            while it.next_if(|m| same_cost(m, &first)).is_some() {
+                n += 1;
+            }
+            Some((first, n))
+        })
+    }
+
     /// The first map.
     pub fn first(&self) -> Option<MapSpec> {
         self.get(0)
@@ -168,6 +185,12 @@ pub struct Iter<'a> {
     maps: &'a MapSpecs,
     front: usize,
     back: usize,
+}
+
+/// Whether `a` and `b` cost the same wherever they run (equal input size,
+/// equal explicit time); NaN sizes are never equal, so never grouped.
+fn same_cost(a: &MapSpec, b: &MapSpec) -> bool {
+    a.input_mb == b.input_mb && a.time == b.time
 }
 
 impl Iterator for Iter<'_> {
@@ -266,6 +289,38 @@ mod tests {
         let back: MapSpecs =
             serde_json::from_str(&serde_json::to_string(&compact).unwrap()).unwrap();
         assert_eq!(back, list);
+    }
+
+    #[test]
+    fn runs_group_consecutive_maps_of_equal_cost() {
+        let runs = |m: &MapSpecs| {
+            m.runs()
+                .map(|(first, n)| (first.input_mb, first.time, n))
+                .collect::<Vec<_>>()
+        };
+        let compact = MapSpecs::blocks(DatasetId(0), BlockSizes::from_vec(vec![64.0; 4]));
+        assert_eq!(runs(&compact), vec![(64.0, None, 4)]);
+        let tail = MapSpecs::blocks(DatasetId(0), BlockSizes::from_vec(vec![64.0, 64.0, 9.0]));
+        assert_eq!(runs(&tail), vec![(64.0, None, 2), (9.0, None, 1)]);
+        // Blocks differ within a run; sizes, times and NaN split runs; a
+        // size seen again later starts a new run.
+        let t = |s| Some(Time::from_secs(s));
+        let mut list = MapSpecs::from(vec![block(0, 0, 5.0), block(1, 7, 5.0)]);
+        for (mb, time) in [(5.0, t(3)), (5.0, t(3)), (5.0, t(4)), (f64::NAN, None)] {
+            list.push(MapSpec {
+                block: None,
+                input_mb: mb,
+                time,
+            });
+        }
+        list.extend([block(0, 1, f64::NAN), block(0, 2, 5.0)]);
+        let got = runs(&list);
+        assert_eq!(got.len(), 6);
+        assert_eq!(&got[..3], &[(5.0, None, 2), (5.0, t(3), 2), (5.0, t(4), 1)]);
+        assert!(got[3].0.is_nan() && got[3].2 == 1 && got[4].0.is_nan() && got[4].2 == 1);
+        assert_eq!(got[5], (5.0, None, 1));
+        assert_eq!(got.iter().map(|r| r.2).sum::<usize>(), list.len());
+        assert!(MapSpecs::new().runs().next().is_none());
     }
 
     #[test]
