@@ -107,8 +107,30 @@ impl MapSpecs {
     /// sum over a job's maps (a report's ideal time) then prices each run
     /// once, the same number for each of its maps.
     pub fn runs(&self) -> impl Iterator<Item = (MapSpec, usize)> + '_ {
+        // Blocks of one size and a last: at most two runs, told without
+        // reading each map.
+        let uniform = match &self.0 {
+            Repr::Blocks { sizes, .. } => sizes
+                .as_uniform()
+                .filter(|(block, last)| !block.is_nan() && !last.is_nan())
+                .map(|(block, last)| (sizes.len(), block == last)),
+            Repr::List(_) => None,
+        };
+        let mut start = 0;
         let mut it = self.iter().peekable();
         std::iter::from_fn(move || {
+            if let Some((count, one_size)) = uniform {
+                if start >= count {
+                    return None;
+                }
+                let n = if one_size || start + 1 == count {
+                    count - start
+                } else {
+                    count - 1 - start
+                };
+                start += n;
+                return Some((self.at(start - n), n));
+            }
             let first = it.next()?;
             let mut n = 1;
             while it.next_if(|m| same_cost(m, &first)).is_some() {
@@ -298,6 +320,28 @@ mod tests {
                 .map(|(first, n)| (first.input_mb, first.time, n))
                 .collect::<Vec<_>>()
         };
+        // Compact blocks (told from their three numbers) group as the same
+        // maps in a list do (read one by one).
+        for sizes in [
+            vec![64.0; 4],
+            vec![64.0, 64.0, 9.0],
+            vec![9.0],
+            vec![64.0, 9.0],
+        ] {
+            let compact = MapSpecs::blocks(DatasetId(0), BlockSizes::from_vec(sizes.clone()));
+            assert!(
+                matches!(&compact.0, Repr::Blocks { sizes, .. } if sizes.as_uniform().is_some())
+            );
+            let list = MapSpecs::from(compact.iter().collect::<Vec<_>>());
+            assert!(matches!(list.0, Repr::List(_)));
+            assert_eq!(runs(&compact), runs(&list), "{sizes:?}");
+            let mut at = 0;
+            for (m, n) in compact.runs() {
+                assert_eq!(m, compact.at(at));
+                at += n;
+            }
+            assert_eq!(at, sizes.len());
+        }
         let compact = MapSpecs::blocks(DatasetId(0), BlockSizes::from_vec(vec![64.0; 4]));
         assert_eq!(runs(&compact), vec![(64.0, None, 4)]);
         let tail = MapSpecs::blocks(DatasetId(0), BlockSizes::from_vec(vec![64.0, 64.0, 9.0]));

@@ -260,15 +260,20 @@ impl Job {
         let mut map_pending = Vec::new();
         grow_bits(&mut map_pending, 0, spec.maps.len());
         let reduces = (0..spec.reduces.len()).map(|_| Task::new()).collect();
-        let dataset_offsets = spec
-            .maps
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| match m.block {
-                Some(b) if b.index == 0 => Some((b.dataset, i as u32)),
-                _ => None,
-            })
-            .collect();
+        // Map i of a whole dataset reads its block i: one offset, found
+        // without reading a map each (a job may have millions).
+        let dataset_offsets = match spec.maps.whole_dataset() {
+            Some(d) if !spec.maps.is_empty() => vec![(d, 0)],
+            _ => spec
+                .maps
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| match m.block {
+                    Some(b) if b.index == 0 => Some((b.dataset, i as u32)),
+                    _ => None,
+                })
+                .collect(),
+        };
         Job {
             id,
             status: JobStatus::Submitted,
