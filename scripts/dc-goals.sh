@@ -108,13 +108,14 @@ for r in $(seq 1 "$rounds"); do
   awk -v c="$c" -v a="$f1" -v b="$f2" 'BEGIN { printf "%.3f\n", c / ((a + b) / 2) }' >>"$work/ratio"
 done
 
-# stats FILE GOAL: "min median max met/total" of the first column.
+# stats FILE GOAL UNIT INCLUSIVE: "min median max met/total" of the first
+# column, a value meeting the goal when below it (or equal, if INCLUSIVE=1).
 stats() {
-  cut -d' ' -f1 "$1" | sort -g | awk -v goal="$2" '
-    { v[NR] = $1; if ($1 < goal) met++ }
+  cut -d' ' -f1 "$1" | sort -g | awk -v goal="$2" -v u="$3" -v eq="$4" '
+    { v[NR] = $1; if ($1 < goal || (eq && $1 == goal)) met++ }
     END {
       med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-      printf "%.2f s | %.2f s | %.2f s | %d of %d", v[1], med, v[NR], met, NR
+      printf "%.2f%s | %.2f%s | %.2f%s | %d of %d", v[1], u, med, u, v[NR], u, met, NR
     }'
 }
 peak() { cut -d' ' -f2 "$1" | sort -n | tail -n1 | awk '{ printf "%d MiB", $1 / 1024 }'; }
@@ -130,14 +131,9 @@ echo
 echo "| run | goal | fastest | median | slowest | goal held | peak RSS |"
 echo "|---|---|---|---|---|---|---|"
 for p in "${presets[@]}"; do
-  echo "| $p | < ${goal[$p]} s | $(stats "$work/$p.times" "${goal[$p]}") | $(peak "$work/$p.times") |"
+  echo "| $p | < ${goal[$p]} s | $(stats "$work/$p.times" "${goal[$p]}" " s" 0) | $(peak "$work/$p.times") |"
 done
-echo "| compare, six presets | <= 4x FIFO | $(awk '{ print $1 }' "$work/ratio" | sort -g | awk '
-    { v[NR] = $1; if ($1 <= 4) met++ }
-    END {
-      med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-      printf "%.2fx | %.2fx | %.2fx | %d of %d", v[1], med, v[NR], met, NR
-    }') | $(peak "$work/compare.times") |"
+echo "| compare, six presets | <= 4x FIFO | $(stats "$work/ratio" 4 x 1) | $(peak "$work/compare.times") |"
 echo
 echo "compare in seconds: $(cut -d' ' -f1 "$work/compare.times" | tr '\n' ' ')(each against the mean of its round's two FIFO runs)"
 echo "peak RSS goal: under 400 MB per run (/usr/bin/time's KiB over 1024: MiB)"
