@@ -93,7 +93,7 @@ run() {
 }
 
 echo "datacenter-scale goals: $(basename "$trace") x$scale on examples/dc3000.toml"
-echo "  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); $bin; $(date -u '+%Y-%m-%d %H:%M UTC')"
 for r in $(seq 1 "$rounds"); do
   echo "round $r of $rounds"
   run fifo simulate -s fifo "${common[@]}"
