@@ -215,19 +215,16 @@ impl Cohort {
         // Sized once: grown push by push, a large cluster's window copied
         // itself a dozen times per wake-up (a tenth of a 100,000-node day).
         let mut due = Vec::with_capacity(window.min(live));
-        let mut p = 0;
-        while let Some(m) = c.next_member_from(grid, p) {
-            if m >= window {
-                break;
-            }
-            let node = grid.node_at(c.rank_at(grid, m));
-            // The first index whose beat can be at or after `at` is this
-            // position's; the beat is there or at the next one (or later if
-            // the node beat since).
-            let (k, t) = grid.first_beat_from(node, next_k[node as usize].max(c.k_at(grid, m)), at);
-            next_k[node as usize] = k;
-            due.push(Reverse((t, base + node as u64, node)));
-            p = m + 1;
+        for (x, y, k_base) in c.rank_spans(grid, 0, window) {
+            for_each_rank(&c.members, x, y, |rank| {
+                let node = grid.node_at(rank);
+                // The first index whose beat can be at or after `at` is this
+                // position's; the beat is there or at the next one (or later
+                // if the node beat since).
+                let (k, t) = grid.first_beat_from(node, next_k[node as usize].max(k_base), at);
+                next_k[node as usize] = k;
+                due.push(Reverse((t, base + node as u64, node)));
+            });
         }
         c.set_cursor(window);
         c.due = BinaryHeap::from(due);
@@ -243,6 +240,17 @@ impl Cohort {
         } else {
             r
         }
+    }
+
+    /// The ranks of sweep positions `a..b` (`a <= b`) as two ranges
+    /// `(from, to, k)`, either possibly empty, with the grid index `k` of
+    /// their bases: positions wrap from the last rank to rank 0.
+    fn rank_spans(&self, grid: &Grid, a: usize, b: usize) -> [(usize, usize, u64); 2] {
+        let split = grid.len() - self.start;
+        [
+            (self.start + a.min(split), self.start + b.min(split), self.q),
+            (a.max(split) - split, b.max(split) - split, self.q + 1),
+        ]
     }
 
     /// Grid index of the first base at sweep position `p`.
@@ -454,38 +462,34 @@ impl Cohort {
             Some(t) => self.first_base_after(grid, self.cursor, t),
             None => self.cursor,
         };
-        let mut p = self.cursor;
-        while let Some(m) = self.next_member_from(grid, p) {
-            if m >= lo {
-                break;
-            }
-            let r = self.rank_at(grid, m);
-            set_bit(&mut self.members, r, false);
-            self.live -= 1;
-            p = m + 1;
+        for (x, y, _) in self.rank_spans(grid, self.cursor, lo) {
+            self.live -= clear_ranks(&mut self.members, x, y);
         }
-        self.set_cursor(lo);
-        // The members with a base up to `now` are computed. Most of a
-        // jitter's width of them beat at or before the cut: they count as
-        // delivered at once, without a round through `due`; the others
-        // join the computed ones.
-        let reached = self.first_base_after(grid, lo, now) - lo;
-        let mut fresh = Vec::with_capacity(reached.min(self.live));
-        while let Some(b) = self.next_base(grid) {
-            if b > now {
-                break;
-            }
-            let Some((t, seq, node)) = self.sweep_one(grid, next_k) else {
-                break;
-            };
-            if (t, seq) <= cut {
-                next_k[node as usize] += 1;
-            } else {
-                set_bit(&mut self.members, grid.rank(node), true);
-                self.live += 1;
-                fresh.push(Reverse((t, seq, node)));
-            }
+        // The members with a base up to `now` are computed, a word of ranks
+        // at a time. Most of a jitter's width of them beat at or before the
+        // cut: they count as delivered at once, without a round through
+        // `due`; the others join the computed ones.
+        let hi = self.first_base_after(grid, lo, now);
+        let mut fresh = Vec::with_capacity((hi - lo).min(self.live));
+        let base = self.base;
+        for (x, y, k) in self.rank_spans(grid, lo, hi) {
+            self.live -= retain_ranks(&mut self.members, x, y, |rank| {
+                let node = grid.node_at(rank);
+                // Past `lo` its beat is at this base's grid index, as in
+                // `sweep_one`.
+                debug_assert!(next_k[node as usize] <= k);
+                let (t, seq) = (grid.beat_time(node, k), base + node as u64);
+                if (t, seq) <= cut {
+                    next_k[node as usize] = k + 1;
+                    false
+                } else {
+                    next_k[node as usize] = k;
+                    fresh.push(Reverse((t, seq, node)));
+                    true
+                }
+            });
         }
+        self.set_cursor(hi);
         self.drop_passed(grid, cut, next_k);
         // Keys are unique: the heap pops the same order however it is built
         // (`extend` rebuilds at once or sifts each, whichever is cheaper).
@@ -526,6 +530,69 @@ impl Cohort {
         });
         self.due = BinaryHeap::from(due);
     }
+}
+
+/// Bits `lo..hi` of a word set (`lo <= hi <= 64`).
+#[inline]
+fn span_mask(lo: usize, hi: usize) -> u64 {
+    let upto = if hi >= 64 { u64::MAX } else { (1u64 << hi) - 1 };
+    upto & !((1u64 << lo) - 1)
+}
+
+/// Call `f` with every set bit of `bits` in `from..to`, in order.
+#[inline]
+fn for_each_rank(bits: &[u64], from: usize, to: usize, mut f: impl FnMut(usize)) {
+    let mut r = from;
+    while r < to {
+        let w = r / 64;
+        let mut word = bits[w] & span_mask(r % 64, (to - w * 64).min(64));
+        while word != 0 {
+            f(w * 64 + word.trailing_zeros() as usize);
+            word &= word - 1;
+        }
+        r = (w + 1) * 64;
+    }
+}
+
+/// Call `keep` with every set bit of `bits` in `from..to`, in order, and
+/// clear those it answers false for; how many were cleared.
+#[inline]
+fn retain_ranks(
+    bits: &mut [u64],
+    from: usize,
+    to: usize,
+    mut keep: impl FnMut(usize) -> bool,
+) -> usize {
+    let mut cleared = 0;
+    let mut r = from;
+    while r < to {
+        let w = r / 64;
+        let mut word = bits[w] & span_mask(r % 64, (to - w * 64).min(64));
+        while word != 0 {
+            let bit = word & word.wrapping_neg();
+            word ^= bit;
+            if !keep(w * 64 + bit.trailing_zeros() as usize) {
+                bits[w] &= !bit;
+                cleared += 1;
+            }
+        }
+        r = (w + 1) * 64;
+    }
+    cleared
+}
+
+/// Clear bits `from..to`; how many were set.
+fn clear_ranks(bits: &mut [u64], from: usize, to: usize) -> usize {
+    let mut cleared = 0;
+    let mut r = from;
+    while r < to {
+        let w = r / 64;
+        let mask = span_mask(r % 64, (to - w * 64).min(64));
+        cleared += (bits[w] & mask).count_ones() as usize;
+        bits[w] &= !mask;
+        r = (w + 1) * 64;
+    }
+    cleared
 }
 
 #[cfg(test)]
@@ -643,6 +710,85 @@ mod tests {
             want.sort();
             assert_eq!(left, want, "cut {cut_t}");
             assert_eq!(c.live(), want.len());
+        }
+    }
+
+    /// Clearing a span of ranks clears exactly its set bits and counts
+    /// them, across word boundaries.
+    #[test]
+    fn clearing_a_span_of_ranks_clears_and_counts_exactly_its_bits() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..500 {
+            let words = rng.random_range(1..5usize);
+            let bits: Vec<u64> = (0..words).map(|_| rng.random()).collect();
+            let from = rng.random_range(0..=words * 64);
+            let to = rng.random_range(from..=words * 64);
+            let mut got = bits.clone();
+            let cleared = clear_ranks(&mut got, from, to);
+            let mut want = bits;
+            let mut count = 0;
+            for r in from..to {
+                if bit(&want, r) {
+                    count += 1;
+                    set_bit(&mut want, r, false);
+                }
+            }
+            assert_eq!((&got, cleared), (&want, count), "{from}..{to}");
+        }
+    }
+
+    /// Visiting and retaining the set bits of a span see exactly its set
+    /// bits, in order, and clear exactly those refused.
+    #[test]
+    fn visiting_a_span_of_ranks_sees_and_keeps_exactly_its_bits() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        for _ in 0..500 {
+            let words = rng.random_range(1..5usize);
+            let bits: Vec<u64> = (0..words).map(|_| rng.random()).collect();
+            let from = rng.random_range(0..=words * 64);
+            let to = rng.random_range(from..=words * 64);
+            let set: Vec<usize> = (from..to).filter(|&r| bit(&bits, r)).collect();
+            let mut seen = Vec::new();
+            for_each_rank(&bits, from, to, |r| seen.push(r));
+            assert_eq!(seen, set);
+            let mut kept = bits.clone();
+            let mut visited = Vec::new();
+            let cleared = retain_ranks(&mut kept, from, to, |r| {
+                visited.push(r);
+                r % 3 != 0
+            });
+            assert_eq!(visited, set);
+            let mut want = bits;
+            for &r in set.iter().filter(|&&r| r % 3 == 0) {
+                set_bit(&mut want, r, false);
+            }
+            assert_eq!(kept, want);
+            assert_eq!(cleared, set.iter().filter(|&&r| r % 3 == 0).count());
+        }
+    }
+
+    /// The rank spans of positions `a..b` hold the ranks and grid indices
+    /// that `rank_at` and `k_at` give position by position, in order.
+    #[test]
+    fn rank_spans_follow_the_sweep() {
+        let (nodes, interval, jitter) = (300u32, 3_000_000, 500_000);
+        let g = grid(nodes, interval, jitter);
+        for at in [0, 1_000_000, 7_777_777, 9_000_000] {
+            let members = vec![0u64; (nodes as usize).div_ceil(64)];
+            let mut next_k = vec![0u64; nodes as usize];
+            let c = Cohort::new(&g, at, 0, members, &mut next_k);
+            for (a, b) in [(0, 300), (0, 0), (17, 17), (5, 250), (250, 300), (0, 1)] {
+                let got: Vec<(usize, u64)> = c
+                    .rank_spans(&g, a, b)
+                    .iter()
+                    .flat_map(|&(x, y, k)| (x..y).map(move |r| (r, k)))
+                    .collect();
+                let want: Vec<(usize, u64)> =
+                    (a..b).map(|p| (c.rank_at(&g, p), c.k_at(&g, p))).collect();
+                assert_eq!(got, want, "at {at}, positions {a}..{b}");
+            }
         }
     }
 }
