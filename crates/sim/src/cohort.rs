@@ -150,7 +150,7 @@ impl Grid {
     }
 }
 
-pub(crate) use mrsched_state::bits::{bit, set_bit};
+pub(crate) use mrsched_state::bits::{bit, ones, set_bit};
 
 /// The nodes one wake-up queued, their heartbeats computed as time reaches
 /// them (see the module documentation).
@@ -539,18 +539,20 @@ fn span_mask(lo: usize, hi: usize) -> u64 {
     upto & !((1u64 << lo) - 1)
 }
 
+/// The words holding bits `from..to`, each with the mask of those bits.
+#[inline]
+fn span_words(from: usize, to: usize) -> impl Iterator<Item = (usize, u64)> {
+    (from / 64..to.div_ceil(64)).map(move |w| {
+        let lo = from.saturating_sub(w * 64);
+        (w, span_mask(lo, (to - w * 64).min(64)))
+    })
+}
+
 /// Call `f` with every set bit of `bits` in `from..to`, in order.
 #[inline]
 fn for_each_rank(bits: &[u64], from: usize, to: usize, mut f: impl FnMut(usize)) {
-    let mut r = from;
-    while r < to {
-        let w = r / 64;
-        let mut word = bits[w] & span_mask(r % 64, (to - w * 64).min(64));
-        while word != 0 {
-            f(w * 64 + word.trailing_zeros() as usize);
-            word &= word - 1;
-        }
-        r = (w + 1) * 64;
+    for (w, mask) in span_words(from, to) {
+        ones(bits[w] & mask, w * 64).for_each(&mut f);
     }
 }
 
@@ -564,19 +566,13 @@ fn retain_ranks(
     mut keep: impl FnMut(usize) -> bool,
 ) -> usize {
     let mut cleared = 0;
-    let mut r = from;
-    while r < to {
-        let w = r / 64;
-        let mut word = bits[w] & span_mask(r % 64, (to - w * 64).min(64));
-        while word != 0 {
-            let bit = word & word.wrapping_neg();
-            word ^= bit;
-            if !keep(w * 64 + bit.trailing_zeros() as usize) {
-                bits[w] &= !bit;
+    for (w, mask) in span_words(from, to) {
+        for r in ones(bits[w] & mask, w * 64) {
+            if !keep(r) {
+                bits[w] &= !(1 << (r % 64));
                 cleared += 1;
             }
         }
-        r = (w + 1) * 64;
     }
     cleared
 }
@@ -584,13 +580,9 @@ fn retain_ranks(
 /// Clear bits `from..to`; how many were set.
 fn clear_ranks(bits: &mut [u64], from: usize, to: usize) -> usize {
     let mut cleared = 0;
-    let mut r = from;
-    while r < to {
-        let w = r / 64;
-        let mask = span_mask(r % 64, (to - w * 64).min(64));
+    for (w, mask) in span_words(from, to) {
         cleared += (bits[w] & mask).count_ones() as usize;
         bits[w] &= !mask;
-        r = (w + 1) * 64;
     }
     cleared
 }
@@ -599,6 +591,7 @@ fn clear_ranks(bits: &mut [u64], from: usize, to: usize) -> usize {
 mod tests {
     use super::*;
     use mrsched_model::rng::hash_words;
+    use rand::SeedableRng;
 
     fn grid(nodes: u32, interval: u64, jitter: u64) -> Grid {
         let phase = (0..nodes as u64)
@@ -713,17 +706,22 @@ mod tests {
         }
     }
 
+    /// A few random words and a random span of their bits.
+    fn random_span(rng: &mut rand_chacha::ChaCha8Rng) -> (Vec<u64>, usize, usize) {
+        use rand::Rng;
+        let words = rng.random_range(1..5usize);
+        let bits = (0..words).map(|_| rng.random()).collect();
+        let from = rng.random_range(0..=words * 64);
+        (bits, from, rng.random_range(from..=words * 64))
+    }
+
     /// Clearing a span of ranks clears exactly its set bits and counts
     /// them, across word boundaries.
     #[test]
     fn clearing_a_span_of_ranks_clears_and_counts_exactly_its_bits() {
-        use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..500 {
-            let words = rng.random_range(1..5usize);
-            let bits: Vec<u64> = (0..words).map(|_| rng.random()).collect();
-            let from = rng.random_range(0..=words * 64);
-            let to = rng.random_range(from..=words * 64);
+            let (bits, from, to) = random_span(&mut rng);
             let mut got = bits.clone();
             let cleared = clear_ranks(&mut got, from, to);
             let mut want = bits;
@@ -742,13 +740,9 @@ mod tests {
     /// bits, in order, and clear exactly those refused.
     #[test]
     fn visiting_a_span_of_ranks_sees_and_keeps_exactly_its_bits() {
-        use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         for _ in 0..500 {
-            let words = rng.random_range(1..5usize);
-            let bits: Vec<u64> = (0..words).map(|_| rng.random()).collect();
-            let from = rng.random_range(0..=words * 64);
-            let to = rng.random_range(from..=words * 64);
+            let (bits, from, to) = random_span(&mut rng);
             let set: Vec<usize> = (from..to).filter(|&r| bit(&bits, r)).collect();
             let mut seen = Vec::new();
             for_each_rank(&bits, from, to, |r| seen.push(r));
