@@ -671,26 +671,44 @@ mod tests {
         }
     }
 
-    /// Resuming at a cut drops exactly the beats at or before it.
+    /// Resuming at a cut drops exactly the beats at or before it, and a
+    /// node whose beat was delivered never gets that beat again: a later
+    /// wake-up at the cut's time finds a later grid index, even when the
+    /// delivered beat fell on the cut's very microsecond.
     #[test]
     fn resume_keeps_the_beats_after_the_cut() {
         let (nodes, interval, jitter, at) = (500u32, 3_000_000, 500_000, 10_000_000);
-        for cut_t in [
-            at,
-            at + 400_000,
-            at + 1_500_000,
-            at + 3_400_000,
-            at + 9_000_000,
-        ] {
-            let g = grid(nodes, interval, jitter);
-            let members = vec![u64::MAX; (nodes as usize).div_ceil(64)];
-            let mut members = members;
+        let g = grid(nodes, interval, jitter);
+        let fresh = |next_k: &mut Vec<u64>| {
+            let mut members = vec![u64::MAX; (nodes as usize).div_ceil(64)];
             for r in nodes as usize..members.len() * 64 {
                 set_bit(&mut members, r, false);
             }
-            let mut next_k = vec![0u64; nodes as usize];
-            let mut c = Cohort::new(&g, at, 0, members, &mut next_k);
-            let cut = (cut_t, 250);
+            *next_k = vec![0u64; nodes as usize];
+            Cohort::new(&g, at, 0, members, next_k)
+        };
+        let mut cuts: Vec<(u64, u64)> = [0, 400_000, 1_500_000, 3_400_000, 9_000_000]
+            .iter()
+            .map(|d| (at + d, 250))
+            .collect();
+        // At the exact beat times of nodes below and above the cut's
+        // sequence number (250): the first are delivered, the others not;
+        // their beats were computed when the cohort was made, or at the
+        // resume.
+        cuts.extend(
+            (0..nodes)
+                .step_by(7)
+                .map(|n| (g.first_beat(n, 0, at).1, 250)),
+        );
+        // At exactly the earliest beats computed when the cohort was made:
+        // dropped one by one while few are past, in one pass when many.
+        let mut made = fresh(&mut Vec::new()).due.into_sorted_vec();
+        made.reverse();
+        assert!(made.len() > 40, "{} computed", made.len());
+        cuts.extend([0, 1, 2, 3, 40].map(|i| (made[i].0 .0, made[i].0 .1)));
+        for cut in cuts {
+            let mut next_k = Vec::new();
+            let mut c = fresh(&mut next_k);
             c.resume(&g, cut, &mut next_k);
             let mut left: Vec<u32> = (0..nodes).filter(|&n| c.contains(&g, n)).collect();
             let mut want: Vec<u32> = (0..nodes)
@@ -701,8 +719,21 @@ mod tests {
                 .collect();
             left.sort();
             want.sort();
-            assert_eq!(left, want, "cut {cut_t}");
+            assert_eq!(left, want, "cut {cut:?}");
             assert_eq!(c.live(), want.len());
+            for n in 0..nodes {
+                let first = g.first_beat(n, 0, at);
+                if c.contains(&g, n) {
+                    // Still queued as it was.
+                    assert_eq!(c.beat_of(&g, n, &next_k), (first.0, first.1, n as u64));
+                } else {
+                    let again = g.first_beat(n, next_k[n as usize], cut.0);
+                    assert!(
+                        again.0 > first.0,
+                        "node {n} cut {cut:?}: beat {first:?} again"
+                    );
+                }
+            }
         }
     }
 
