@@ -622,9 +622,10 @@ impl ClusterState {
             .outputs
             .iter()
             .filter_map(move |&(j, t)| {
-                let task = self.jobs[j.idx()].maps.get(t as usize)?;
-                (task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb > 0.0)
-                    .then_some((j, t, task.output_mb))
+                let jm = &self.jobs[j.idx()];
+                let task = jm.maps.get(t as usize)?;
+                (task.status == TaskStatus::Done && task.node == Some(n) && task.holds_output)
+                    .then(|| (j, t, output_mb_of(jm, t)))
             })
     }
 
@@ -1126,7 +1127,7 @@ impl ClusterState {
             task.start = start;
             task.finish = now;
             task.locality = locality;
-            task.output_mb = out;
+            task.holds_output = out > 0.0;
             jm.map_counts.running -= 1;
             jm.map_counts.done += 1;
             jm.stats.maps += 1;
@@ -1364,7 +1365,7 @@ impl ClusterState {
         }
         self.nodes[n.idx()].outputs.retain(|x| *x != (j, t));
         let task = &self.jobs[j.idx()].maps[t as usize];
-        if task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb <= 0.0 {
+        if task.status == TaskStatus::Done && task.node == Some(n) && !task.holds_output {
             // Dropped before (with its node, or evicted) while nothing
             // needed it; a reducer that runs again needs it now.
             self.rerun_if_needed(j, t);
@@ -1392,6 +1393,12 @@ impl ClusterState {
 // ---------------------------------------------------------------------------
 // Internals.
 // ---------------------------------------------------------------------------
+/// The intermediate output of map `t` of `jm`, MB (what it holds while
+/// [`Task::holds_output`]).
+fn output_mb_of(jm: &Job, t: u32) -> f64 {
+    cost::map_output_mb(&jm.spec, &jm.spec.maps.at(t as usize))
+}
+
 /// A copy of `att` (for [`StateEvent::AttemptEnded`]) that copies no rider
 /// list when there is none.
 fn snapshot(att: &Attempt) -> Attempt {
@@ -1765,17 +1772,18 @@ impl ClusterState {
         jm.reason = reason;
         jm.index.borrow_mut().clear();
         // Its intermediate data is deleted (in task order, as before).
-        for t in jm.maps.iter_mut() {
-            if t.output_mb > 0.0 {
+        for (i, t) in jm.maps.iter_mut().enumerate() {
+            if t.holds_output {
                 if let Some(n) = t.node {
+                    let mb = cost::map_output_mb(&jm.spec, &jm.spec.maps.at(i));
                     let s = &mut self.nodes[n.idx()];
-                    s.intermediate_mb = (s.intermediate_mb - t.output_mb).max(0.0);
+                    s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
                     if s.intermediate_mb == 0.0 {
                         let (w, b) = (n.idx() / 64, n.idx() % 64);
                         self.holding[w] &= !(1 << b);
                     }
                 }
-                t.output_mb = 0.0;
+                t.holds_output = false;
             }
         }
         self.active.retain(|x| *x != j);
@@ -1819,7 +1827,7 @@ impl ClusterState {
         let ns = &mut self.nodes[n.idx()];
         ns.outputs.retain(|&(j, t)| {
             jobs[j.idx()].maps.get(t as usize).is_some_and(|task| {
-                task.status == TaskStatus::Done && task.node == Some(n) && task.output_mb > 0.0
+                task.status == TaskStatus::Done && task.node == Some(n) && task.holds_output
             })
         });
         ns.outputs_compacted = ns.outputs.len();
@@ -1832,11 +1840,11 @@ impl ClusterState {
         let Some(task) = jm.maps.get_mut(t as usize) else {
             return;
         };
-        if task.status != TaskStatus::Done || task.node != Some(n) || task.output_mb <= 0.0 {
+        if task.status != TaskStatus::Done || task.node != Some(n) || !task.holds_output {
             return;
         }
-        let mb = task.output_mb;
-        task.output_mb = 0.0;
+        task.holds_output = false;
+        let mb = output_mb_of(jm, t);
         let s = &mut self.nodes[n.idx()];
         s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
         self.note_intermediate(n);
