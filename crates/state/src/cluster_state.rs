@@ -625,7 +625,7 @@ impl ClusterState {
                 let jm = &self.jobs[j.idx()];
                 let task = jm.maps.get(t as usize)?;
                 (task.status == TaskStatus::Done && task.node == Some(n) && task.holds_output)
-                    .then(|| (j, t, output_mb_of(jm, t)))
+                    .then(|| (j, t, output_mb_of(&jm.spec, t)))
             })
     }
 
@@ -1117,7 +1117,7 @@ impl ClusterState {
             }
             let has_reduces = !jm.reduces.is_empty();
             let out = if has_reduces {
-                cost::map_output_mb(&jm.spec, &jm.spec.maps.at(t.index as usize))
+                output_mb_of(&jm.spec, t.index)
             } else {
                 0.0
             };
@@ -1393,10 +1393,10 @@ impl ClusterState {
 // ---------------------------------------------------------------------------
 // Internals.
 // ---------------------------------------------------------------------------
-/// The intermediate output of map `t` of `jm`, MB (what it holds while
-/// [`Task::holds_output`]).
-fn output_mb_of(jm: &Job, t: u32) -> f64 {
-    cost::map_output_mb(&jm.spec, &jm.spec.maps.at(t as usize))
+/// The intermediate output of map `t` of a job with spec `spec`, MB (what
+/// it holds while [`Task::holds_output`]).
+fn output_mb_of(spec: &JobSpec, t: u32) -> f64 {
+    cost::map_output_mb(spec, &spec.maps.at(t as usize))
 }
 
 /// A copy of `att` (for [`StateEvent::AttemptEnded`]) that copies no rider
@@ -1775,7 +1775,7 @@ impl ClusterState {
         for (i, t) in jm.maps.iter_mut().enumerate() {
             if t.holds_output {
                 if let Some(n) = t.node {
-                    let mb = cost::map_output_mb(&jm.spec, &jm.spec.maps.at(i));
+                    let mb = output_mb_of(&jm.spec, i as u32);
                     let s = &mut self.nodes[n.idx()];
                     s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
                     if s.intermediate_mb == 0.0 {
@@ -1844,7 +1844,7 @@ impl ClusterState {
             return;
         }
         task.holds_output = false;
-        let mb = output_mb_of(jm, t);
+        let mb = output_mb_of(&jm.spec, t);
         let s = &mut self.nodes[n.idx()];
         s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
         self.note_intermediate(n);
