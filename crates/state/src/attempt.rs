@@ -83,8 +83,45 @@ pub enum ReducePhase {
     Computing,
 }
 
+/// An instant that may not have come yet, in eight bytes.
+///
+/// Serialised as `Option<Time>` (`null` or microseconds). `Time::MAX`, the
+/// "never" of [`Time`], stands for "not yet": no run reaches that instant.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Stamp(Time);
+
+impl Stamp {
+    /// Not yet.
+    pub const NONE: Stamp = Stamp(Time::MAX);
+    /// The instant `t`.
+    pub fn at(t: Time) -> Stamp {
+        debug_assert!(t != Time::MAX, "Time::MAX marks an unset stamp");
+        Stamp(t)
+    }
+    /// The instant, if it has come.
+    pub fn get(self) -> Option<Time> {
+        (self.0 != Time::MAX).then_some(self.0)
+    }
+}
+
+impl Serialize for Stamp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Stamp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Stamp, D::Error> {
+        Ok(Option::<Time>::deserialize(d)?.map_or(Stamp::NONE, Stamp))
+    }
+}
+
 /// One execution on one node.
+///
+/// 64 bytes aligned to 64: each slot of the running attempts' store is one
+/// cache line, read once at a launch, a phase change and an end.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[repr(align(64))]
 pub struct Attempt {
     /// Unique id (never reused).
     pub id: AttemptId,
@@ -95,13 +132,13 @@ pub struct Attempt {
     /// Its index.
     pub task: u32,
     /// Further riding map tasks (shared scans).
-    pub riders: Vec<(JobId, u32)>,
+    pub riders: Box<[(JobId, u32)]>,
     /// Where it runs.
     pub node: NodeId,
     /// Launch time.
     pub start: Time,
     /// End time, once ended.
-    pub end: Option<Time>,
+    pub end: Stamp,
     /// Status.
     pub status: AttemptStatus,
     /// Locality of its read (maps); `NoData` for reduces.
@@ -109,7 +146,7 @@ pub struct Attempt {
     /// Reduce phase (maps: always `Computing`).
     pub phase: ReducePhase,
     /// When the compute phase began (reduces).
-    pub compute_start: Option<Time>,
+    pub compute_start: Stamp,
 }
 
 impl Attempt {
@@ -125,6 +162,31 @@ impl Attempt {
     }
     /// Time run so far (or in total, once ended).
     pub fn elapsed(&self, now: Time) -> Time {
-        self.end.unwrap_or(now) - self.start
+        self.end.get().unwrap_or(now) - self.start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The running attempts' store reads a slot at every launch, phase
+    /// change and end: one cache line each, none across two.
+    #[test]
+    fn attempt_slots_are_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Option<Attempt>>(), 64);
+        assert_eq!(std::mem::align_of::<Attempt>(), 64);
+    }
+
+    /// A stamp serialises as the `Option<Time>` it stands for, both ways.
+    #[test]
+    fn stamps_read_and_write_as_optional_times() {
+        let set = Stamp::at(Time(1_500_000));
+        assert_eq!(serde_json::to_string(&set).unwrap(), "1500000");
+        assert_eq!(serde_json::to_string(&Stamp::NONE).unwrap(), "null");
+        assert_eq!(serde_json::from_str::<Stamp>("1500000").unwrap(), set);
+        assert_eq!(serde_json::from_str::<Stamp>("null").unwrap(), Stamp::NONE);
+        assert_eq!(set.get(), Some(Time(1_500_000)));
+        assert_eq!(Stamp::NONE.get(), None);
     }
 }

@@ -14,7 +14,7 @@
 //!   time it is pending;
 //! * a job's reduces finish only after all its maps.
 
-use crate::attempt::{Attempt, AttemptStatus, Launch, ReducePhase};
+use crate::attempt::{Attempt, AttemptStatus, Launch, ReducePhase, Stamp};
 use crate::blocks::{BlockMap, DatasetBlocks};
 use crate::events::StateEvent;
 use crate::index::top_pending;
@@ -927,9 +927,9 @@ impl ClusterState {
         let id = self.attempts.next_id();
         self.launches += 1;
         let now = self.now;
-        let riders = match l {
-            Launch::Map { riders, .. } if !riders.is_empty() => riders.clone(),
-            _ => Vec::new(),
+        let riders: Box<[(JobId, u32)]> = match l {
+            Launch::Map { riders, .. } if !riders.is_empty() => riders.as_slice().into(),
+            _ => Box::default(),
         };
         let explicit_reduce = kind == TaskKind::Reduce
             && self.jobs[job.idx()].spec.reduces[task as usize]
@@ -943,7 +943,7 @@ impl ClusterState {
             riders,
             node,
             start: now,
-            end: None,
+            end: Stamp::NONE,
             status: AttemptStatus::Running,
             locality,
             phase: if kind == TaskKind::Map {
@@ -951,7 +951,7 @@ impl ClusterState {
             } else {
                 ReducePhase::Copying
             },
-            compute_start: None,
+            compute_start: Stamp::NONE,
         };
         // Position in the driving job's running list (riders' positions are
         // kept in `rider_pos`: shared scans are rare).
@@ -1403,11 +1403,7 @@ fn output_mb_of(spec: &JobSpec, t: u32) -> f64 {
 /// list when there is none.
 fn snapshot(att: &Attempt) -> Attempt {
     Attempt {
-        riders: if att.riders.is_empty() {
-            Vec::new()
-        } else {
-            att.riders.clone()
-        },
+        riders: att.riders.clone(),
         ..*att
     }
 }
@@ -1484,7 +1480,7 @@ impl ClusterState {
             .remove(&a)
             .expect("end_attempt is called on running attempts only");
         att.status = status;
-        att.end = Some(self.now);
+        att.end = Stamp::at(self.now);
         let (node, kind, phase) = (att.node, att.kind, att.phase);
         let alive = self.nodes[node.idx()].alive;
         if alive {
@@ -1678,7 +1674,7 @@ impl ClusterState {
                 .get_mut(&a)
                 .expect("waiting attempts are running");
             att.phase = ReducePhase::Computing;
-            att.compute_start = Some(self.now);
+            att.compute_start = Stamp::at(self.now);
             self.compute_started.push(a);
         }
     }

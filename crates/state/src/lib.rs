@@ -20,7 +20,7 @@ pub mod job;
 pub mod node;
 mod slab;
 
-pub use attempt::{Attempt, AttemptStatus, Launch, ReducePhase};
+pub use attempt::{Attempt, AttemptStatus, Launch, ReducePhase, Stamp};
 pub use blocks::{BlockMap, DatasetBlocks};
 pub use cluster_state::{ClusterState, LaunchError, StateError, Usage};
 pub use events::StateEvent;

@@ -135,7 +135,7 @@ impl AttemptSlab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attempt::{AttemptStatus, ReducePhase};
+    use crate::attempt::{AttemptStatus, ReducePhase, Stamp};
     use mrsched_model::{JobId, Locality, NodeId, TaskKind, Time};
 
     fn attempt(id: AttemptId, task: u32) -> Attempt {
@@ -144,14 +144,14 @@ mod tests {
             kind: TaskKind::Map,
             job: JobId(0),
             task,
-            riders: Vec::new(),
+            riders: Box::default(),
             node: NodeId(0),
             start: Time::ZERO,
-            end: None,
+            end: Stamp::NONE,
             status: AttemptStatus::Running,
             locality: Locality::Node,
             phase: ReducePhase::Computing,
-            compute_start: None,
+            compute_start: Stamp::NONE,
         }
     }
 

@@ -493,7 +493,7 @@ impl Hooks for Book {
                 self.map_only_ended(att);
                 if let Some(m) = self.jobs.get_mut(att.job.idx()) {
                     let mut a = att.clone();
-                    a.riders = Vec::new();
+                    a.riders = Box::default();
                     m.ended.push(a);
                 }
                 // Preemption, a user kill or a job's end: stop it on its

@@ -134,7 +134,7 @@ impl Core {
                 locality: locality_name(a.locality).to_string(),
                 state: attempt_state(a.status).to_string(),
                 start_s: a.start.as_secs_f64(),
-                end_s: a.end.map(|t| t.as_secs_f64()),
+                end_s: a.end.get().map(|t| t.as_secs_f64()),
             })
             .collect())
     }
