@@ -927,9 +927,10 @@ impl ClusterState {
         let id = self.attempts.next_id();
         self.launches += 1;
         let now = self.now;
+        // An empty boxed slice allocates nothing.
         let riders: Box<[(JobId, u32)]> = match l {
-            Launch::Map { riders, .. } if !riders.is_empty() => riders.as_slice().into(),
-            _ => Box::default(),
+            Launch::Map { riders, .. } => riders.as_slice().into(),
+            Launch::Reduce { .. } => Box::default(),
         };
         let explicit_reduce = kind == TaskKind::Reduce
             && self.jobs[job.idx()].spec.reduces[task as usize]
@@ -1399,15 +1400,6 @@ fn output_mb_of(spec: &JobSpec, t: u32) -> f64 {
     cost::map_output_mb(spec, &spec.maps.at(t as usize))
 }
 
-/// A copy of `att` (for [`StateEvent::AttemptEnded`]) that copies no rider
-/// list when there is none.
-fn snapshot(att: &Attempt) -> Attempt {
-    Attempt {
-        riders: att.riders.clone(),
-        ..*att
-    }
-}
-
 /// Hint that map `i` of `job` will be read soon: its record and its spec.
 #[inline]
 fn prefetch_map(job: &Job, i: usize) {
@@ -1531,7 +1523,8 @@ impl ClusterState {
         if alive && kind == TaskKind::Reduce && phase == ReducePhase::Computing {
             self.admit_compute(node);
         }
-        self.events.push(StateEvent::AttemptEnded(snapshot(&att)));
+        // An empty rider list is cloned without an allocation.
+        self.events.push(StateEvent::AttemptEnded(att.clone()));
         att
     }
 
