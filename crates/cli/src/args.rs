@@ -73,7 +73,7 @@ pub struct RunArgs {
     #[arg(long, short = 'w', default_value = "fb-bm")]
     pub workload: String,
     /// Seed of every random choice (workload generation, placement, faults).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     pub seed: u64,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
@@ -88,14 +88,14 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = SwimModeArg::Bytes)]
     pub swim_mode: SwimModeArg,
     /// SWIM traces: multiply byte counts by this factor.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub swim_scale: f64,
     /// SWIM traces: read only the first N jobs.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub swim_jobs: Option<usize>,
     /// Refuse runs estimated to take more simulation events than this
     /// (the estimate is printed on stderr before every run).
-    #[arg(long, default_value_t = DEFAULT_MAX_EVENTS)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = DEFAULT_MAX_EVENTS)]
     pub max_events: f64,
     /// Run even when the estimate is beyond --max-events.
     #[arg(long)]
@@ -112,13 +112,13 @@ pub const DEFAULT_MAX_EVENTS: f64 = 500_000_000.0;
 #[derive(Args, Debug, Clone)]
 pub struct LimitArgs {
     /// Most nodes in a cluster.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 100_000)]
     pub max_nodes: u64,
     /// Most tasks in one job (and blocks in one dataset).
-    #[arg(long, default_value_t = 10_000_000)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10_000_000)]
     pub max_job_tasks: u64,
     /// Most tasks in a workload (and blocks in all its datasets).
-    #[arg(long, default_value_t = 100_000_000)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 100_000_000)]
     pub max_tasks: u64,
 }
 
@@ -178,7 +178,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub quick: bool,
     /// Base seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     pub seed: u64,
     /// Output format of the summary on stdout.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
@@ -251,7 +251,7 @@ pub struct GenerateArgs {
     /// Built-in workload name, or a SWIM, SLS or Rumen trace to convert.
     pub workload: String,
     /// Seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     pub seed: u64,
     /// Output file (default: stdout). `.json` writes JSON, anything else TOML.
     #[arg(long, short = 'o')]

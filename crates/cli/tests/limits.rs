@@ -73,6 +73,39 @@ fn swim_input_bytes_beyond_u64_are_a_located_error() {
 }
 
 #[test]
+fn a_byte_scale_too_large_or_negative_is_named_as_such() {
+    let d = Dir::new("swim-scale");
+    let t = d.file("t.tsv", "job0\t1\t1\t2000000\t0\t10\n");
+    let scaled = |scale: &str| {
+        run(&[
+            "simulate",
+            "-c",
+            "examples/cluster.toml",
+            "-w",
+            &t,
+            "--swim-scale",
+            scale,
+            "-f",
+            "json",
+        ])
+    };
+    // The error gives the file's figure and what the scale made of it.
+    let (out, err) = scaled("1e9");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("t.tsv:1: column 4 (map_input_bytes): job `job0`: 2000000 bytes (x1000000000 by the byte scale: 2e15) make"),
+        "{err}"
+    );
+    // A negative scale reaches the check rather than reading as a flag.
+    let (out, err) = scaled("-1");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--swim-scale must be a positive number"),
+        "{err}"
+    );
+}
+
+#[test]
 fn arrival_and_heartbeat_beyond_the_limits_are_located_errors() {
     let d = Dir::new("times");
     let w = d.file(

@@ -198,6 +198,19 @@ pub fn read(src: &Source, opts: &SwimOptions) -> Result<Workload, InputErrors> {
     let mut errs = InputErrors::new();
     let rows = parse_rows(src, opts.max_jobs)?;
     let mb = |bytes: f64| bytes * opts.scale / 1_048_576.0;
+    // The trace's own figure, then what the scale made of it: an error
+    // must name the bytes the user can find in the file.
+    let scaled = |bytes: f64| {
+        if opts.scale == 1.0 {
+            String::new()
+        } else {
+            format!(
+                " (x{} by the byte scale: {})",
+                num(opts.scale),
+                num(bytes * opts.scale)
+            )
+        }
+    };
     let mut rng = rng::stream(opts.seed, "workload:swim-bins");
     let bin_sizes = match opts.mode {
         SwimMode::Bins => fb2009_sizes(
@@ -229,9 +242,10 @@ pub fn read(src: &Source, opts: &SwimOptions) -> Result<Workload, InputErrors> {
                             &src.label,
                             format!("column 4 ({})", COLUMNS[3]),
                             format!(
-                                "job `{}`: {} bytes make {} maps of {} MB, beyond the limit of {} tasks per job (raise it with --max-job-tasks, or scale bytes down with --swim-scale)",
+                                "job `{}`: {} bytes{} make {} maps of {} MB, beyond the limit of {} tasks per job (raise it with --max-job-tasks, or scale bytes down with --swim-scale)",
                                 r.name,
                                 num(r.input),
+                                scaled(r.input),
                                 num(maps),
                                 opts.block_mb,
                                 lim.max_job_tasks
