@@ -252,10 +252,62 @@ pub async fn run_executor(s: ExecutorSettings) -> Result<(), String> {
         .map_err(|e| format!("executor failed: {e}"))
 }
 
-/// A free TCP port on `host` (bound, then released).
+/// A free TCP port on `host` (bound, then released) for an executor, which
+/// must be told its ports before it starts (it advertises them to the
+/// scheduler). The port is drawn below the kernel's ephemeral range: a port
+/// the kernel hands out (`bind` to port 0) comes from that range, where
+/// every outgoing connection on the machine takes its local port, and one
+/// of them may take it before the executor binds it.
 pub fn free_port(host: &str) -> Result<u16, String> {
+    let (low, _) = ephemeral_range();
+    let below = 10_000..low.max(10_001);
+    let mut seed = std::hash::BuildHasher::hash_one(
+        &std::collections::hash_map::RandomState::new(),
+        std::process::id(),
+    );
+    for _ in 0..64 {
+        // splitmix64 step: a spread of candidates without a dependency.
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let span = u64::from(below.end - below.start);
+        let port = below.start + (z % span) as u16;
+        if std::net::TcpListener::bind((host, port)).is_ok() {
+            return Ok(port);
+        }
+    }
     std::net::TcpListener::bind((host, 0))
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .map_err(|e| format!("no free port on {host}: {e}"))
+}
+
+/// The kernel's ephemeral port range (Linux's default when unknown).
+fn ephemeral_range() -> (u16, u16) {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| {
+            let mut it = s.split_whitespace().map(|x| x.parse::<u16>().ok());
+            Some((it.next()??, it.next()??))
+        })
+        .unwrap_or((32768, 60999))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn executor_ports_come_from_below_the_ephemeral_range() {
+        let (low, high) = ephemeral_range();
+        assert!(low <= high);
+        for _ in 0..8 {
+            let p = free_port("127.0.0.1").unwrap();
+            if low > 10_001 {
+                assert!((10_000..low).contains(&p), "{p} in 10000..{low}");
+            }
+        }
+    }
 }

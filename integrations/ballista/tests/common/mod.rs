@@ -45,12 +45,18 @@ pub struct Cluster {
     pub push: bool,
 }
 
+/// A port for an executor (see [`mrsched_ballista::service::free_port`]).
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    mrsched_ballista::service::free_port("127.0.0.1").unwrap()
+}
+
+/// The `df://` and `http://` addresses in the scheduler's first line.
+fn addresses(line: &str) -> Option<(SocketAddr, SocketAddr)> {
+    let after = |tag: &str| {
+        let rest = &line[line.find(tag)? + tag.len()..];
+        rest.split([' ', '/']).next()?.parse().ok()
+    };
+    Some((after("df://")?, after("http://")?))
 }
 
 impl Cluster {
@@ -63,11 +69,12 @@ impl Cluster {
     /// [`Cluster::start`], with push scheduling when `push`.
     pub fn start_with(scheduler: &str, executors: usize, vcores: usize, push: bool) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
-        let (gp, hp) = (free_port(), free_port());
+        // The scheduler binds ports the kernel picks and prints them: a port
+        // found free here could be taken before it binds.
         let mut child = Command::new(bin())
             .args(["scheduler", "--scheduler", scheduler])
-            .args(["--bind", &format!("127.0.0.1:{gp}")])
-            .args(["--http", &format!("127.0.0.1:{hp}")])
+            .args(["--bind", "127.0.0.1:0"])
+            .args(["--http", "127.0.0.1:0"])
             .args(["--executor-timeout-s", "3"])
             .args(push.then_some("--push"))
             .stdout(Stdio::piped())
@@ -78,8 +85,8 @@ impl Cluster {
             .read_line(&mut line)
             .unwrap();
         assert!(line.contains("scheduler df://"), "scheduler said: {line}");
-        let grpc: SocketAddr = format!("127.0.0.1:{gp}").parse().unwrap();
-        let http: SocketAddr = format!("127.0.0.1:{hp}").parse().unwrap();
+        let (grpc, http) = addresses(&line)
+            .unwrap_or_else(|| panic!("no addresses in the scheduler's line: {line}"));
         let mut c = Cluster {
             grpc,
             http,
