@@ -27,14 +27,6 @@ use tokio::sync::oneshot;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 struct Live {
     alice: Client,
     dir: tempfile::TempDir,

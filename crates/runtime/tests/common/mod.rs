@@ -28,6 +28,26 @@ pub struct TestCluster {
     stops: Vec<oneshot::Sender<()>>,
 }
 
+/// A free loopback port below the kernel's ephemeral range (32768 and up
+/// on Linux), for a cluster whose master and workers must keep their ports
+/// across restarts: a port from the ephemeral range, found free and
+/// released, could meanwhile go to any socket's outgoing connection. Each
+/// test process starts probing at a different port, and each call after
+/// the last port handed out (several are taken before any is bound).
+pub fn free_port() -> u16 {
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let span = 12_000u32;
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let first = std::process::id()
+        .wrapping_mul(7919)
+        .wrapping_add(call * 17)
+        % span;
+    (0..span)
+        .map(|k| (20_000 + (first + k) % span) as u16)
+        .find(|p| std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
+        .expect("a free port between 20000 and 32000")
+}
+
 pub fn users() -> Users {
     let src = mrsched_model::Source::new(
         "users.toml",
