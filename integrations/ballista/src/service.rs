@@ -259,29 +259,25 @@ pub async fn run_executor(s: ExecutorSettings) -> Result<(), String> {
 /// every outgoing connection on the machine takes its local port, and one
 /// of them may take it before the executor binds it.
 pub fn free_port(host: &str) -> Result<u16, String> {
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let (low, _) = ephemeral_range();
-    let below = 10_000..low.max(10_001);
-    let mut seed = std::hash::BuildHasher::hash_one(
-        &std::collections::hash_map::RandomState::new(),
-        std::process::id(),
-    );
-    for _ in 0..64 {
-        // splitmix64 step: a spread of candidates without a dependency.
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let span = u64::from(below.end - below.start);
-        let port = below.start + (z % span) as u16;
-        if std::net::TcpListener::bind((host, port)).is_ok() {
-            return Ok(port);
-        }
-    }
-    std::net::TcpListener::bind((host, 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free port on {host}: {e}"))
+    let span = u32::from(low.saturating_sub(10_000)).max(1);
+    // Each process, and each call in it, probes from its own start: several
+    // ports are drawn before any executor binds them.
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let first = std::process::id()
+        .wrapping_mul(7919)
+        .wrapping_add(call.wrapping_mul(17));
+    (0..span.min(512))
+        .map(|k| 10_000 + (first.wrapping_add(k) % span) as u16)
+        .find(|p| std::net::TcpListener::bind((host, *p)).is_ok())
+        .map(Ok)
+        .unwrap_or_else(|| {
+            std::net::TcpListener::bind((host, 0))
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .map_err(|e| format!("no free port on {host}: {e}"))
+        })
 }
 
 /// The kernel's ephemeral port range (Linux's default when unknown).
