@@ -3,7 +3,8 @@
 use crate::args::*;
 use crate::progress;
 use mrsched_metrics::output::{
-    compare_csv, compare_table, jobs_csv, render_table_aligned, summary_text,
+    compare_csv, compare_json, compare_run_json, compare_table, jobs_csv, render_table_aligned,
+    summary_text,
 };
 use mrsched_metrics::{html, plot, Report};
 use mrsched_model::{Cluster, Estimate, Format as DocFormat, InputErrors, Source, Workload};
@@ -333,14 +334,26 @@ fn compare(a: CompareArgs) -> Result<()> {
         &cfgs.iter().collect::<Vec<_>>(),
     )?;
     // Runs are independent: one per core, reports in the order asked.
+    // Each run's JSON is rendered on its thread as it ends
+    // (`compare_run_json`), not all at once after the last.
     let lines = indicatif::MultiProgress::new();
-    let reports = mrsched_sim::parallel::map(
+    let json = a.run.format == Format::Json;
+    let (reports, runs_json): (Vec<Report>, Vec<Option<String>>) = mrsched_sim::parallel::map(
         cfgs.len(),
-        |i| run_one(&a.run, &cluster, &workload, &cfgs[i], Some(&lines)),
+        |i| {
+            let r = run_one(&a.run, &cluster, &workload, &cfgs[i], Some(&lines))?;
+            let j = json
+                .then(|| compare_run_json(&r))
+                .transpose()
+                .map_err(fail)?;
+            Ok((r, j))
+        },
         |_| {},
     )
     .into_iter()
-    .collect::<Result<Vec<Report>>>()?;
+    .collect::<Result<Vec<_>>>()?
+    .into_iter()
+    .unzip();
     if let Some(dir) = &a.plots {
         std::fs::create_dir_all(dir).map_err(fail)?;
         plot::response_cdf(&dir.join("response-cdf.svg"), &reports).map_err(fail)?;
@@ -362,12 +375,15 @@ fn compare(a: CompareArgs) -> Result<()> {
                 out(&format!("report: {}\n", p.display()));
             }
         }
-        Format::Json => print_json(&serde_json::json!({
-            "cluster": cluster.name,
-            "workload": workload.name,
-            "seed": a.run.seed,
-            "runs": reports,
-        }))?,
+        Format::Json => {
+            let runs: Vec<String> = runs_json.into_iter().flatten().collect();
+            out(&compare_json(
+                &cluster.name,
+                &workload.name,
+                a.run.seed,
+                &runs,
+            ));
+        }
         Format::Csv => out(&compare_csv(&reports)),
     }
     Ok(())

@@ -316,6 +316,39 @@ pub fn compare_csv(reports: &[Report]) -> String {
     o
 }
 
+/// One run of a comparison as JSON: [`compare_json`] takes these. Made
+/// apart so that each run is rendered on its own thread as it ends: a
+/// day-long comparison's six reports are tens of megabytes of JSON, and
+/// rendering them together after the runs was a serial half-second.
+/// Object keys are sorted at every level, as in a `serde_json::Value`.
+pub fn compare_run_json(r: &Report) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&serde_json::to_value(r)?)
+}
+
+/// The comparison as one JSON document (with a final newline): the
+/// cluster, workload and seed, and under `runs` the runs rendered by
+/// [`compare_run_json`], in order. The same bytes as pretty-printing
+/// `{"cluster", "runs", "seed", "workload"}` as a `serde_json::Value`.
+pub fn compare_json(cluster: &str, workload: &str, seed: u64, runs: &[String]) -> String {
+    // Strings render the same at any depth (a newline in one is escaped),
+    // so a run nests by indenting each of its lines but the first.
+    let quoted = |s: &str| serde_json::Value::from(s).to_string();
+    let mut o = format!("{{\n  \"cluster\": {},\n  \"runs\": [", quoted(cluster));
+    for (i, run) in runs.iter().enumerate() {
+        o.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        o.push_str(&run.replace('\n', "\n    "));
+    }
+    if !runs.is_empty() {
+        o.push_str("\n  ");
+    }
+    let _ = write!(
+        o,
+        "],\n  \"seed\": {seed},\n  \"workload\": {}\n}}\n",
+        quoted(workload)
+    );
+    o
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -415,6 +448,33 @@ mod tests {
     fn table_aligns() {
         let t = render_table(&["a", "bb"], &[vec!["xyz".into(), "1".into()]]);
         assert_eq!(t, "a    bb\n-------\nxyz   1\n");
+    }
+
+    #[test]
+    fn a_comparison_in_json_is_the_value_tree_pretty_printed() {
+        use serde_json::json;
+        let runs = [
+            json!({"b": [1, 2.5, {"z": null, "a": "x\ny \"q\""}], "a": {}, "c": []}),
+            json!({"jobs": [{"id": 0, "extra": {"k": [[]]}}], "name": "fair+delay"}),
+            json!([]),
+        ];
+        for n in 0..=runs.len() {
+            for (cluster, workload) in [("dc3000", "FB-2009"), ("a \"b\"\n", "c\\d")] {
+                let whole = json!({
+                    "cluster": cluster,
+                    "workload": workload,
+                    "seed": 18446744073709551615u64,
+                    "runs": &runs[..n],
+                });
+                let want = serde_json::to_string_pretty(&whole).unwrap() + "\n";
+                let parts: Vec<String> = runs[..n]
+                    .iter()
+                    .map(|r| serde_json::to_string_pretty(r).unwrap())
+                    .collect();
+                let got = compare_json(cluster, workload, u64::MAX, &parts);
+                assert_eq!(got, want, "{n} runs");
+            }
+        }
     }
 
     #[test]
