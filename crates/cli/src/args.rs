@@ -1,6 +1,7 @@
 //! Command-line arguments.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 /// Multi-user MapReduce scheduling: simulate a cluster under the Fair
@@ -162,6 +163,10 @@ pub struct CompareArgs {
     /// and the three figures of `--plots`, inline.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Simulations run at once (default: one per core); fewer keep fewer
+    /// runs in memory. The output is the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<NonZeroUsize>,
 }
 
 /// `mrsched reproduce`.
@@ -183,6 +188,10 @@ pub struct ReproduceArgs {
     /// Output format of the summary on stdout.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Simulations run at once (default: one per core). The reports are
+    /// the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<NonZeroUsize>,
 }
 
 /// What `mrsched list` shows.

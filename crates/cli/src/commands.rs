@@ -325,6 +325,7 @@ fn compare(a: CompareArgs) -> Result<()> {
             )));
         }
     }
+    mrsched_sim::parallel::set_thread_limit(a.threads);
     let (cluster, workload, est) = inputs(&a.run)?;
     check_budget(
         &a.run,
@@ -444,6 +445,7 @@ fn reproduce(a: ReproduceArgs) -> Result<()> {
             }
         }
     }
+    mrsched_sim::parallel::set_thread_limit(a.threads);
     let ctx = mrsched_experiments::ExpContext {
         out_dir: a.out.clone(),
         quick: a.quick,

@@ -116,6 +116,72 @@ fn compare_prints_one_json_document_with_every_run() {
 }
 
 #[test]
+fn compare_and_reproduce_give_the_same_output_on_any_number_of_threads() {
+    // Four runs on one thread and on three: the same bytes.
+    let args = |j: &str| {
+        run_ok(&[
+            "compare",
+            "-w",
+            "fb-bm",
+            "-c",
+            "ec2-100",
+            "-s",
+            "fifo,fair,fair+delay,fifo+ccs",
+            "-f",
+            "json",
+            "-j",
+            j,
+        ])
+    };
+    let one = args("1");
+    assert!(!one.is_empty());
+    assert_eq!(one, args("3"), "compare -j 1 and -j 3");
+    assert_eq!(
+        one,
+        run_ok(&[
+            "compare",
+            "-w",
+            "fb-bm",
+            "-c",
+            "ec2-100",
+            "-s",
+            "fifo,fair,fair+delay,fifo+ccs",
+            "-f",
+            "json",
+        ]),
+        "compare -j 1 and one thread per core"
+    );
+    // An experiment whose runs go to every core (six of them here).
+    let base = std::env::temp_dir().join(format!("mrsched-threads-{}", std::process::id()));
+    let report = |j: &str| {
+        let dir = base.join(j);
+        let out = bin()
+            .args(["reproduce", "fair-small-jobs", "--quick", "-j", j, "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ["fair-small-jobs.md", "fair-small-jobs.svg"].map(|f| std::fs::read(dir.join(f)).unwrap())
+    };
+    assert_eq!(report("1"), report("4"), "reproduce -j 1 and -j 4");
+    let _ = std::fs::remove_dir_all(&base);
+    // No threads at all is refused before anything runs.
+    for cmd in [
+        &["compare", "-j", "0"][..],
+        &["reproduce", "fair-fig3", "-j", "0"],
+    ] {
+        let out = bin().args(cmd).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--threads") && err.contains('0'), "{err}");
+    }
+}
+
+#[test]
 fn csv_and_table_outputs() {
     let out = bin()
         .args(["simulate", "-w", "fb-bm", "-f", "csv"])

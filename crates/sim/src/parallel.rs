@@ -1,20 +1,37 @@
 //! Independent runs on every core.
 //!
 //! Simulations of one comparison or one experiment share nothing, so they
-//! run on as many threads as the machine has cores (at most 8), each taking
+//! run on as many threads as the machine gives this process (its cores,
+//! less any CPU affinity or cgroup quota), or as many as the user asked
+//! for ([`set_thread_limit`], the command line's `--threads`), each taking
 //! the next run when it finishes one. Results come back in index order:
 //! the output never depends on the thread count or on which run ended
 //! first.
 
+use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// Most runs at once, for the whole process; 0: one per core.
+static LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Run at most `limit` simulations at once from now on (`None`: one per
+/// core). Fewer threads keep fewer runs in memory at once.
+pub fn set_thread_limit(limit: Option<NonZeroUsize>) {
+    LIMIT.store(limit.map_or(0, NonZeroUsize::get), Ordering::Relaxed);
+}
+
 /// The worker threads [`map`] uses for `n` runs.
 pub fn threads_for(n: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .clamp(1, 8)
-        .min(n.max(1))
+    let limit = NonZeroUsize::new(LIMIT.load(Ordering::Relaxed));
+    threads_given(limit, std::thread::available_parallelism().ok(), n)
+}
+
+/// Threads for `n` runs with at most `limit` asked for and `cores`
+/// available (unknown: one).
+fn threads_given(limit: Option<NonZeroUsize>, cores: Option<NonZeroUsize>, n: usize) -> usize {
+    let want = limit.or(cores).map_or(1, NonZeroUsize::get);
+    want.min(n).max(1)
 }
 
 /// `f(i)` for every `i < n`, on [`threads_for`]`(n)` threads, in index
@@ -70,5 +87,21 @@ mod tests {
         assert_eq!(out, (0..50).map(|i| i * i).collect::<Vec<_>>());
         assert_eq!(count.load(Ordering::Relaxed), 50);
         assert!(map(0, |i| i, |_| {}).is_empty());
+    }
+
+    #[test]
+    fn one_thread_per_core_or_as_asked_never_more_than_runs() {
+        let nz = NonZeroUsize::new;
+        // Every core, however many (no fixed ceiling).
+        assert_eq!(threads_given(None, nz(64), 1000), 64);
+        assert_eq!(threads_given(None, nz(2), 6), 2);
+        // No more threads than runs, and at least one.
+        assert_eq!(threads_given(None, nz(64), 6), 6);
+        assert_eq!(threads_given(None, nz(4), 0), 1);
+        assert_eq!(threads_given(None, None, 10), 1);
+        // A limit wins over the core count, in both directions.
+        assert_eq!(threads_given(nz(1), nz(8), 10), 1);
+        assert_eq!(threads_given(nz(3), nz(2), 10), 3);
+        assert_eq!(threads_given(nz(16), nz(2), 5), 5);
     }
 }
