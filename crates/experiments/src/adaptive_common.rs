@@ -301,14 +301,30 @@ pub fn compare(cluster: &Cluster, jobs: usize, seeds: &[u64]) -> Result<Comparis
         .collect();
     let mut first = Vec::new();
     let mut bound = BoundMeasures::default();
-    for (k, &seed) in seeds.iter().enumerate() {
-        let w = workload(seed, jobs)?;
-        bound.add_run(cluster, &w);
-        for (i, s) in SCHEDULERS.iter().enumerate() {
-            let (out, preds) = run_one(cluster, &w, s, seed)?;
+    let workloads = seeds
+        .iter()
+        .map(|&seed| workload(seed, jobs))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Every (seed, scheduler) run on every core, then added up in the
+    // order of a loop over seeds and schedulers (sums of floats depend on it).
+    let n = SCHEDULERS.len();
+    let runs = mrsched_sim::parallel::map(
+        seeds.len() * n,
+        |u| -> Result<_, ExpError> {
+            let (s, seed) = (SCHEDULERS[u % n], seeds[u / n]);
+            let (out, preds) = run_one(cluster, &workloads[u / n], s, seed)?;
             let mut r = out.report();
             r.scheduler = s.to_string();
-            measures[i].1.add(&r, &preds);
+            Ok((r, preds))
+        },
+        |_| {},
+    );
+    let mut runs = runs.into_iter();
+    for (k, w) in workloads.iter().enumerate() {
+        bound.add_run(cluster, w);
+        for m in measures.iter_mut() {
+            let (r, preds) = runs.next().expect("one run per seed and scheduler")?;
+            m.1.add(&r, &preds);
             if k == 0 {
                 first.push(r);
             }

@@ -322,13 +322,25 @@ fn batches(ctx: &ExpContext) -> Result<(String, serde_json::Value), ExpError> {
     let n_seeds = if ctx.quick { 3 } else { 30 };
     let mut ms: Vec<Measures> = vec![Measures::default(); SCHEDULERS.len()];
     let mut bound = BoundMeasures::default();
-    for k in 0..n_seeds {
-        let seed = ctx.seed + 100 + k;
-        let w = batch(seed, &alone);
-        bound.add_run(&cluster, &w);
-        for (i, s) in SCHEDULERS.iter().enumerate() {
-            let (out, preds) = run_one(&cluster, &w, s, seed)?;
-            ms[i].add(&out.report(), &preds);
+    let seeds: Vec<u64> = (0..n_seeds).map(|k| ctx.seed + 100 + k).collect();
+    let workloads: Vec<Workload> = seeds.iter().map(|&seed| batch(seed, &alone)).collect();
+    // Every (seed, scheduler) run on every core, added up in loop order.
+    let n = SCHEDULERS.len();
+    let runs = mrsched_sim::parallel::map(
+        seeds.len() * n,
+        |u| -> Result<_, ExpError> {
+            let (out, preds) =
+                run_one(&cluster, &workloads[u / n], SCHEDULERS[u % n], seeds[u / n])?;
+            Ok((out.report(), preds))
+        },
+        |_| {},
+    );
+    let mut runs = runs.into_iter();
+    for w in &workloads {
+        bound.add_run(&cluster, w);
+        for m in ms.iter_mut() {
+            let (r, preds) = runs.next().expect("one run per seed and scheduler")?;
+            m.add(&r, &preds);
         }
     }
     let mut rows: Vec<Vec<String>> = SCHEDULERS

@@ -12,7 +12,7 @@
 //! so that the standard run lasts the paper's 12.9 minutes (two probe runs,
 //! linear interpolation). The gain is then the model's prediction.
 
-use crate::common::{f, figure_path, finish, md_table, mean, rerun_line, run_toml};
+use crate::common::{f, figure_path, finish, md_table, mean, par_map, rerun_line, run_toml};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{bar_chart, Series};
 use mrsched_model::workload::CostParams;
@@ -116,13 +116,13 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         .collect();
     // Calibrate the reduce CPU cost on the first seed's standard run.
     let probe = [0.2, 0.6];
-    let mut at = Vec::new();
-    for c in probe {
-        at.push((
+    let at = par_map(probe.len(), 0.0, 0.4, |i| {
+        let c = probe[i];
+        Ok((
             c,
             minutes(&cluster, &workload(maps, reduces, c), STANDARD, seeds[0])?,
-        ));
-    }
+        ))
+    })?;
     let cpu = interpolate(at[0], at[1], PAPER_MIN[0]);
     if cpu.is_nan() || cpu <= 0.0 {
         return Err(ExpError(format!(
@@ -130,13 +130,12 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         )));
     }
     let w = workload(maps, reduces, cpu);
-    let mut runs: Vec<[f64; 2]> = Vec::new();
-    for &s in &seeds {
-        runs.push([
-            minutes(&cluster, &w, STANDARD, s)?,
-            minutes(&cluster, &w, SPLIT, s)?,
-        ]);
-    }
+    // Every (seed, configuration) run on every core.
+    let each = par_map(2 * seeds.len(), 0.4, 0.6, |u| {
+        let config = if u % 2 == 0 { STANDARD } else { SPLIT };
+        minutes(&cluster, &w, config, seeds[u / 2])
+    })?;
+    let runs: Vec<[f64; 2]> = each.chunks(2).map(|p| [p[0], p[1]]).collect();
     let std_min = mean(&runs.iter().map(|r| r[0]).collect::<Vec<_>>());
     let ccs_min = mean(&runs.iter().map(|r| r[1]).collect::<Vec<_>>());
     let gain = 100.0 * (std_min - ccs_min) / std_min;

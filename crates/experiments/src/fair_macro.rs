@@ -148,15 +148,16 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
         (0..3).map(|i| ctx.seed + i).collect()
     };
     // (seed, reports per scheduler)
-    let mut all: Vec<(u64, Vec<Report>)> = Vec::new();
-    for &seed in &seeds {
+    // Each seed's runs on its own core, in seed order.
+    let all: Vec<(u64, Vec<Report>)> = common::par_map(seeds.len(), 0.0, 1.0, |k| {
+        let seed = seeds[k];
         let w = bm(seed, &BmParams::default());
         let mut reps = Vec::new();
         for s in SCHEDS {
             reps.push(common::run(&cluster, &w, s, seed)?.report());
         }
-        all.push((seed, reps));
-    }
+        Ok((seed, reps))
+    })?;
     // The "median" schedule: median mean gain of fair+ccs over FIFO.
     let mean_gain = |reps: &Vec<Report>| {
         let g: Vec<f64> = reps[0]

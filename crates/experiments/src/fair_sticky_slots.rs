@@ -9,7 +9,7 @@
 //! simulated concurrent scans of one data set under fair sharing, with and
 //! without delay scheduling (T1 = T2 = 10 s as in §6.2.2).
 
-use crate::common::{f, figure_path, md_table, rerun_line, run_toml, write_markdown};
+use crate::common::{f, figure_path, md_table, par_map, rerun_line, run_toml, write_markdown};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_model::workload::CostParams;
@@ -64,9 +64,9 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
             "policy = \"fair\"\n[fair]\ndelay = \"wait\"\nlocality_wait_s = [10, 10]\n",
         ),
     ];
-    let mut rows = Vec::new();
-    let mut pts: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
-    let mut json = Vec::new();
+    // The workloads first, then every (workload, configuration) run on
+    // every core.
+    let mut workloads = Vec::new();
     for &n in &counts {
         let mut b = WorkloadBuilder::new("sticky");
         let d = b.dataset("data", blocks(gb * 1024.0, 128.0), 3);
@@ -85,12 +85,25 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
             );
             j.user = format!("user{i}");
         }
-        let w = b.build();
-        let mut res = Vec::new();
-        for (label, toml) in configs {
-            let r = run_toml(&cluster, &w, label, toml, ctx.seed)?.report();
-            res.push((r.summary.locality.node, r.summary.makespan_s));
-        }
+        workloads.push(b.build());
+    }
+    let runs = par_map(workloads.len() * configs.len(), 0.0, 1.0, |u| {
+        let (label, toml) = configs[u % configs.len()];
+        let r = run_toml(
+            &cluster,
+            &workloads[u / configs.len()],
+            label,
+            toml,
+            ctx.seed,
+        )?
+        .report();
+        Ok((r.summary.locality.node, r.summary.makespan_s))
+    })?;
+    let mut rows = Vec::new();
+    let mut pts: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
+    let mut json = Vec::new();
+    for (k, &n) in counts.iter().enumerate() {
+        let res = &runs[k * configs.len()..(k + 1) * configs.len()];
         let expect = expected_locality(n, 3);
         pts[0].push((n as f64, 100.0 * expect));
         pts[1].push((n as f64, 100.0 * res[0].0));

@@ -7,7 +7,7 @@
 //! size bins on the 600-node cluster under Hadoop's FIFO scheduler and
 //! measure locality per size bin.
 
-use crate::common::{figure_path, md_table, run_report, write_markdown};
+use crate::common::{figure_path, md_table, par_map, run_report, write_markdown};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_workload::catalog;
@@ -39,15 +39,18 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     };
     // (jobs, node-local maps, rack-local maps, maps) per bin.
     let mut acc = vec![(0u32, 0u64, 0u64, 0u64); EDGES.len()];
-    for &seed in &seeds {
+    // One run per seed, on every core; added up in seed order.
+    let reports = par_map(seeds.len(), 0.0, 1.0, |k| {
         let w = fb2009_bins(
-            seed,
+            seeds[k],
             &Fb2009Params {
                 jobs: Some(jobs),
                 ..Default::default()
             },
         );
-        let r = run_report(&cluster, &w, "fifo", seed)?;
+        run_report(&cluster, &w, "fifo", seeds[k])
+    })?;
+    for r in &reports {
         for j in &r.jobs {
             if let Some(b) = EDGES
                 .iter()

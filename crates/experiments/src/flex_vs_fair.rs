@@ -168,9 +168,13 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
     };
     // values[s][m]: scheduler s's measure m, mean over seeds.
     let mut values = vec![vec![0.0; MEASURES.len()]; SCHEDULERS.len()];
-    for (k, &seed) in seeds.iter().enumerate() {
+    // Each seed's runs on its own core; measures[seed][s][m], averaged
+    // below in seed order.
+    let measures = crate::common::par_map(seeds.len(), 0.0, 1.0, |k| {
+        let seed = seeds[k];
         let w = workload(&cluster, seed, jobs);
-        for (s, (label, toml)) in SCHEDULERS.iter().enumerate() {
+        let mut per_sched = Vec::new();
+        for (label, toml) in SCHEDULERS.iter() {
             let r = run_toml(&cluster, &w, label, toml, seed)?.report();
             if r.summary.succeeded != jobs as u32 {
                 return Err(ExpError(format!(
@@ -178,11 +182,16 @@ fn run(ctx: &ExpContext) -> Result<ExpReport, ExpError> {
                     r.summary.succeeded
                 )));
             }
-            for (m, x) in MEASURES.iter().enumerate() {
-                values[s][m] += ((x.of)(&r) - values[s][m]) / (k + 1) as f64;
+            per_sched.push(MEASURES.iter().map(|x| (x.of)(&r)).collect::<Vec<f64>>());
+        }
+        Ok(per_sched)
+    })?;
+    for (k, per_sched) in measures.iter().enumerate() {
+        for (s, xs) in per_sched.iter().enumerate() {
+            for (m, x) in xs.iter().enumerate() {
+                values[s][m] += (x - values[s][m]) / (k + 1) as f64;
             }
         }
-        crate::progress((k + 1) as f64 / seeds.len() as f64);
     }
     let cell = |m: usize, x: f64| {
         if m == 3 {

@@ -10,7 +10,7 @@
 //! more reduces than the cluster's 30 reduce slots, as in the paper) and the
 //! three metrics of §V are computed by `mrsched_metrics::realtime`.
 
-use crate::common::{figure_path, md_table, run_config, write_markdown};
+use crate::common::{figure_path, md_table, par_map, run_config, write_markdown};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
 use mrsched_metrics::plot::{line_chart, Series};
 use mrsched_metrics::realtime::{realtime_summary, RealTimeSummary, UtilBasis};
@@ -395,13 +395,16 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
     let mut results: Vec<Vec<Outcome>> = SCHEDS.iter().map(|_| Vec::new()).collect();
     let mut priors = Vec::new();
     let mut dc_jobs = Vec::new();
-    for &seed in &seeds {
+    // Each seed (its history, then every scheduler) on its own core,
+    // gathered in seed order.
+    let per_seed = par_map(seeds.len(), 0.0, 1.0, |i| {
+        let seed = seeds[i];
         let history = rtmr_workload(seed + HISTORY_SEED_OFFSET, which, &params);
         let hist = learn_history(&cluster, &history, seed + HISTORY_SEED_OFFSET)?;
         let w = rtmr_workload(seed, which, &params);
         let w_dc = without_reduces_above(&w, reduce_slots);
-        dc_jobs.push(w_dc.jobs.len());
-        for (k, s) in SCHEDS.iter().enumerate() {
+        let mut outcomes = Vec::new();
+        for s in SCHEDS.iter() {
             let wl = if s.dc() { &w_dc } else { &w };
             let out = run_config(&cluster, wl, &s.config(&hist)?, seed)?;
             let basis = if *s == Sched::Fifo {
@@ -409,7 +412,14 @@ fn run(ctx: &ExpContext, which: RtmrWorkload) -> Result<ExpReport, ExpError> {
             } else {
                 UtilBasis::SuccessfulJobs
             };
-            results[k].push(outcome(&out.state, basis, &out.info.scheduler_stats));
+            outcomes.push(outcome(&out.state, basis, &out.info.scheduler_stats));
+        }
+        Ok((outcomes, hist, w_dc.jobs.len()))
+    })?;
+    for (outcomes, hist, dc) in per_seed {
+        dc_jobs.push(dc);
+        for (k, o) in outcomes.into_iter().enumerate() {
+            results[k].push(o);
         }
         priors.push(hist);
     }
