@@ -117,9 +117,9 @@ fn compare_prints_one_json_document_with_every_run() {
 
 #[test]
 fn compare_and_reproduce_give_the_same_output_on_any_number_of_threads() {
-    // Four runs on one thread and on three: the same bytes.
-    let args = |j: &str| {
-        run_ok(&[
+    // Four runs on one thread, on three, and one per core: the same bytes.
+    let compare = |threads: &[&str]| {
+        let mut args = vec![
             "compare",
             "-w",
             "fb-bm",
@@ -129,42 +129,24 @@ fn compare_and_reproduce_give_the_same_output_on_any_number_of_threads() {
             "fifo,fair,fair+delay,fifo+ccs",
             "-f",
             "json",
-            "-j",
-            j,
-        ])
+        ];
+        args.extend_from_slice(threads);
+        run_ok(&args)
     };
-    let one = args("1");
+    let one = compare(&["-j", "1"]);
     assert!(!one.is_empty());
-    assert_eq!(one, args("3"), "compare -j 1 and -j 3");
-    assert_eq!(
-        one,
-        run_ok(&[
-            "compare",
-            "-w",
-            "fb-bm",
-            "-c",
-            "ec2-100",
-            "-s",
-            "fifo,fair,fair+delay,fifo+ccs",
-            "-f",
-            "json",
-        ]),
-        "compare -j 1 and one thread per core"
-    );
+    assert_eq!(one, compare(&["-j", "3"]), "compare -j 1 and -j 3");
+    assert_eq!(one, compare(&[]), "compare -j 1 and one thread per core");
     // An experiment whose runs go to every core (six of them here).
     let base = std::env::temp_dir().join(format!("mrsched-threads-{}", std::process::id()));
     let report = |j: &str| {
         let dir = base.join(j);
-        let out = bin()
-            .args(["reproduce", "fair-small-jobs", "--quick", "-j", j, "--out"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut args: Vec<&std::ffi::OsStr> =
+            ["reproduce", "fair-small-jobs", "--quick", "-j", j, "--out"]
+                .map(std::ffi::OsStr::new)
+                .to_vec();
+        args.push(dir.as_os_str());
+        run_ok(&args);
         ["fair-small-jobs.md", "fair-small-jobs.svg"].map(|f| std::fs::read(dir.join(f)).unwrap())
     };
     assert_eq!(report("1"), report("4"), "reproduce -j 1 and -j 4");

@@ -292,6 +292,37 @@ pub fn workload(seed: u64, jobs: usize) -> Result<Workload, ExpError> {
     ))
 }
 
+/// One run's report and its resolved predictions.
+pub type Run = (Report, Vec<Prediction>);
+
+/// Every scheduler of [`SCHEDULERS`] on each of `workloads` (run with the
+/// seed beside it), all on every core: per workload, per scheduler, the
+/// report (named after its scheduler) and the predictions. Callers add
+/// them up in this order, that of a loop over workloads and schedulers
+/// (sums of floats depend on it).
+pub fn run_every(
+    cluster: &Cluster,
+    workloads: &[Workload],
+    seeds: &[u64],
+) -> Result<Vec<Vec<Run>>, ExpError> {
+    let n = SCHEDULERS.len();
+    let runs = mrsched_sim::parallel::map(
+        workloads.len() * n,
+        |u| -> Result<_, ExpError> {
+            let s = SCHEDULERS[u % n];
+            let (out, preds) = run_one(cluster, &workloads[u / n], s, seeds[u / n])?;
+            let mut r = out.report();
+            r.scheduler = s.to_string();
+            Ok((r, preds))
+        },
+        |_| {},
+    );
+    let mut runs = runs.into_iter();
+    (0..workloads.len())
+        .map(|_| runs.by_ref().take(n).collect())
+        .collect()
+}
+
 /// Run every scheduler on `cluster` with the goal-mix workload, for each
 /// seed.
 pub fn compare(cluster: &Cluster, jobs: usize, seeds: &[u64]) -> Result<Comparison, ExpError> {
@@ -305,25 +336,13 @@ pub fn compare(cluster: &Cluster, jobs: usize, seeds: &[u64]) -> Result<Comparis
         .iter()
         .map(|&seed| workload(seed, jobs))
         .collect::<Result<Vec<_>, _>>()?;
-    // Every (seed, scheduler) run on every core, then added up in the
-    // order of a loop over seeds and schedulers (sums of floats depend on it).
-    let n = SCHEDULERS.len();
-    let runs = mrsched_sim::parallel::map(
-        seeds.len() * n,
-        |u| -> Result<_, ExpError> {
-            let (s, seed) = (SCHEDULERS[u % n], seeds[u / n]);
-            let (out, preds) = run_one(cluster, &workloads[u / n], s, seed)?;
-            let mut r = out.report();
-            r.scheduler = s.to_string();
-            Ok((r, preds))
-        },
-        |_| {},
-    );
-    let mut runs = runs.into_iter();
-    for (k, w) in workloads.iter().enumerate() {
+    for (k, (w, runs)) in workloads
+        .iter()
+        .zip(run_every(cluster, &workloads, seeds)?)
+        .enumerate()
+    {
         bound.add_run(cluster, w);
-        for m in measures.iter_mut() {
-            let (r, preds) = runs.next().expect("one run per seed and scheduler")?;
+        for (m, (r, preds)) in measures.iter_mut().zip(runs) {
             m.1.add(&r, &preds);
             if k == 0 {
                 first.push(r);

@@ -7,8 +7,9 @@
 
 use crate::adaptive_common::{
     bound_against, bound_reading, capacity_timeline, compare, distance_cdf, jobs, label,
-    more_or_fewer, run_one, seeds, setup_text, shared_with, sweep_chart, sweep_json, sweep_reading,
-    sweep_table, table, BoundMeasures, CycleRecorder, Measures, SweepPoint, SCHEDULERS,
+    more_or_fewer, run_every, run_one, seeds, setup_text, shared_with, sweep_chart, sweep_json,
+    sweep_reading, sweep_table, table, BoundMeasures, CycleRecorder, Measures, SweepPoint,
+    SCHEDULERS,
 };
 use crate::common::{figure_path, md_table, write_markdown};
 use crate::{err, ExpContext, ExpError, ExpReport, Experiment};
@@ -324,22 +325,12 @@ fn batches(ctx: &ExpContext) -> Result<(String, serde_json::Value), ExpError> {
     let mut bound = BoundMeasures::default();
     let seeds: Vec<u64> = (0..n_seeds).map(|k| ctx.seed + 100 + k).collect();
     let workloads: Vec<Workload> = seeds.iter().map(|&seed| batch(seed, &alone)).collect();
-    // Every (seed, scheduler) run on every core, added up in loop order.
-    let n = SCHEDULERS.len();
-    let runs = mrsched_sim::parallel::map(
-        seeds.len() * n,
-        |u| -> Result<_, ExpError> {
-            let (out, preds) =
-                run_one(&cluster, &workloads[u / n], SCHEDULERS[u % n], seeds[u / n])?;
-            Ok((out.report(), preds))
-        },
-        |_| {},
-    );
-    let mut runs = runs.into_iter();
-    for w in &workloads {
+    for (w, runs) in workloads
+        .iter()
+        .zip(run_every(&cluster, &workloads, &seeds)?)
+    {
         bound.add_run(&cluster, w);
-        for m in ms.iter_mut() {
-            let (r, preds) = runs.next().expect("one run per seed and scheduler")?;
+        for (m, (r, preds)) in ms.iter_mut().zip(runs) {
             m.add(&r, &preds);
         }
     }
