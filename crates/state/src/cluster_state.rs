@@ -629,6 +629,12 @@ impl ClusterState {
             })
     }
 
+    /// The jobs holding map outputs on node `n`, ascending, each once: the
+    /// jobs of [`ClusterState::outputs_on`], without a pass over them.
+    pub fn holders_on(&self, n: NodeId) -> impl Iterator<Item = JobId> + '_ {
+        self.nodes[n.idx()].holders.iter().map(|&(j, _)| j)
+    }
+
     /// Total intermediate data on all nodes, MB.
     pub fn intermediate_mb(&self) -> f64 {
         // The nodes holding some, in index order: the same sum as over all
@@ -1128,6 +1134,7 @@ impl ClusterState {
             task.start = start;
             task.finish = now;
             task.locality = locality;
+            debug_assert!(!task.holds_output, "a running map holds no output");
             task.holds_output = out > 0.0;
             jm.map_counts.running -= 1;
             jm.map_counts.done += 1;
@@ -1138,6 +1145,7 @@ impl ClusterState {
                 let ns = &mut self.nodes[node.idx()];
                 ns.intermediate_mb += out;
                 ns.outputs.push((j, t.index));
+                ns.hold(j);
                 if ns.outputs.len() >= (2 * ns.outputs_compacted).max(1024) {
                     self.compact_outputs(node);
                 }
@@ -1767,6 +1775,7 @@ impl ClusterState {
                     let mb = output_mb_of(&jm.spec, i as u32);
                     let s = &mut self.nodes[n.idx()];
                     s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
+                    s.unhold(j);
                     if s.intermediate_mb == 0.0 {
                         let (w, b) = (n.idx() / 64, n.idx() % 64);
                         self.holding[w] &= !(1 << b);
@@ -1836,6 +1845,7 @@ impl ClusterState {
         let mb = output_mb_of(&jm.spec, t);
         let s = &mut self.nodes[n.idx()];
         s.intermediate_mb = (s.intermediate_mb - mb).max(0.0);
+        s.unhold(j);
         self.note_intermediate(n);
         self.rerun_if_needed(j, t);
     }

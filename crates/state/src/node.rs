@@ -38,4 +38,32 @@ pub struct NodeState {
     /// Length of `outputs` after its last compaction.
     #[serde(skip)]
     pub(crate) outputs_compacted: usize,
+    /// The jobs whose outputs are held here, ascending, each with how many
+    /// it holds: the distinct holders without a pass over `outputs`, which
+    /// on a full disk lists thousands (an eviction's victim search runs
+    /// at every refusal).
+    #[serde(skip)]
+    pub(crate) holders: Vec<(JobId, u32)>,
+}
+
+impl NodeState {
+    /// One more output of job `j` is held here.
+    #[inline]
+    pub(crate) fn hold(&mut self, j: JobId) {
+        match self.holders.binary_search_by_key(&j, |h| h.0) {
+            Ok(i) => self.holders[i].1 += 1,
+            Err(i) => self.holders.insert(i, (j, 1)),
+        }
+    }
+
+    /// One output of job `j` held here is gone.
+    #[inline]
+    pub(crate) fn unhold(&mut self, j: JobId) {
+        if let Ok(i) = self.holders.binary_search_by_key(&j, |h| h.0) {
+            self.holders[i].1 -= 1;
+            if self.holders[i].1 == 0 {
+                self.holders.remove(i);
+            }
+        }
+    }
 }

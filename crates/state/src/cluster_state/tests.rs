@@ -606,3 +606,55 @@ fn slot_changes_name_each_changed_node_once_until_drained() {
     st.node_lost(NodeId(3));
     assert_eq!(drained(&st), vec![3]);
 }
+
+proptest::proptest! {
+    /// Whatever launches, map ends, evictions, lost outputs, node losses
+    /// and job ends happen, `holders_on` names the jobs `outputs_on` lists,
+    /// each once, in ascending order.
+    #[test]
+    fn holders_on_names_the_jobs_of_outputs_on(
+        ops in proptest::collection::vec((0u8..7, 0u32..3, 0u32..4, 0u32..4), 1..120)
+    ) {
+        let mut st = with_dataset(two_racks(), vec![vec![0], vec![1], vec![2], vec![3]]);
+        let jobs: Vec<JobId> = (0..3).map(|_| st.submit(data_job(4, 1))).collect();
+        for &j in &jobs {
+            st.admit(j).unwrap();
+        }
+        for (op, j, t, n) in ops {
+            let (j, node) = (jobs[j as usize], NodeId(n));
+            match op {
+                0 | 1 => {
+                    let _ = st.launch(node, &Launch::map(j, t));
+                }
+                2 => {
+                    let running: Option<AttemptId> = st
+                        .attempts_on(node)
+                        .find(|a| a.kind == TaskKind::Map)
+                        .map(|a| a.id);
+                    if let Some(a) = running {
+                        st.finish_map(a).unwrap();
+                    }
+                }
+                3 => st.evict_outputs(j, node),
+                4 => st.map_output_lost(j, t, node),
+                5 => {
+                    if n == 3 {
+                        st.node_lost(node);
+                    } else {
+                        st.node_recovered(node);
+                    }
+                }
+                _ => {
+                    let _ = st.kill_job(j, "test");
+                }
+            }
+            for n in 0..4 {
+                let mut held: Vec<JobId> = st.outputs_on(NodeId(n)).map(|(j, _, _)| j).collect();
+                held.sort_unstable();
+                held.dedup();
+                let holders: Vec<JobId> = st.holders_on(NodeId(n)).collect();
+                proptest::prop_assert_eq!(held, holders);
+            }
+        }
+    }
+}

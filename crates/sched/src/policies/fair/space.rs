@@ -137,11 +137,16 @@ impl Space {
         }
         self.next_look.insert(node, now + retry);
         let me = self.rank(st, job);
-        let mut holders: Vec<JobId> = st.outputs_on(node).map(|(j, _, _)| j).collect();
-        holders.sort_unstable();
-        holders.dedup();
-        let victim = holders
-            .into_iter()
+        debug_assert!({
+            let mut held: Vec<JobId> = st.outputs_on(node).map(|(j, _, _)| j).collect();
+            held.sort_unstable();
+            held.dedup();
+            held.into_iter().eq(st.holders_on(node))
+        });
+        // The distinct holders, ascending (on a full disk, tens of jobs
+        // behind thousands of outputs).
+        let victim = st
+            .holders_on(node)
             .filter(|&j| j != job && st.job(j).is_running())
             .map(|j| (self.rank(st, j), j))
             .filter(|(r, _)| r.partial_cmp(&me) == Some(std::cmp::Ordering::Greater))
