@@ -632,7 +632,21 @@ impl ClusterState {
     /// The jobs holding map outputs on node `n`, ascending, each once: the
     /// jobs of [`ClusterState::outputs_on`], without a pass over them.
     pub fn holders_on(&self, n: NodeId) -> impl Iterator<Item = JobId> + '_ {
-        self.nodes[n.idx()].holders.iter().map(|&(j, _)| j)
+        let holders = &self.nodes[n.idx()].holders;
+        debug_assert!(
+            holders.iter().map(|h| h.0).eq(self.holders_by_pass(n)),
+            "node {n:?}'s holder counts match its outputs"
+        );
+        holders.iter().map(|&(j, _)| j)
+    }
+
+    /// What [`ClusterState::holders_on`] keeps, found the slow way: a pass
+    /// over the node's outputs (the check of the counts).
+    pub(crate) fn holders_by_pass(&self, n: NodeId) -> Vec<JobId> {
+        let mut held: Vec<JobId> = self.outputs_on(n).map(|(j, _, _)| j).collect();
+        held.sort_unstable();
+        held.dedup();
+        held
     }
 
     /// Total intermediate data on all nodes, MB.

@@ -137,12 +137,6 @@ impl Space {
         }
         self.next_look.insert(node, now + retry);
         let me = self.rank(st, job);
-        debug_assert!({
-            let mut held: Vec<JobId> = st.outputs_on(node).map(|(j, _, _)| j).collect();
-            held.sort_unstable();
-            held.dedup();
-            held.into_iter().eq(st.holders_on(node))
-        });
         // The distinct holders, ascending (on a full disk, tens of jobs
         // behind thousands of outputs).
         let victim = st
