@@ -1400,15 +1400,17 @@ impl ClusterState {
     /// Delete `job`'s map outputs on node `n` (intermediate-space eviction);
     /// maps its reduces still need become pending again.
     pub fn evict_outputs(&mut self, j: JobId, n: NodeId) {
-        let outputs: Vec<(JobId, u32)> = self.nodes[n.idx()]
-            .outputs
-            .iter()
-            .copied()
-            .filter(|(oj, _)| *oj == j)
-            .collect();
-        self.nodes[n.idx()].outputs.retain(|(oj, _)| *oj != j);
-        for (oj, t) in outputs {
-            self.drop_output(oj, t, n);
+        // One pass takes the job's entries out, in list order (on a full
+        // disk the list is thousands long, and evictions come often).
+        let mut taken: Vec<u32> = Vec::new();
+        self.nodes[n.idx()].outputs.retain(|&(oj, t)| {
+            if oj == j {
+                taken.push(t);
+            }
+            oj != j
+        });
+        for t in taken {
+            self.drop_output(j, t, n);
         }
     }
 }
