@@ -203,6 +203,11 @@ pub struct FairScheduler {
     idle_walks_on: bool,
     /// Map walks `idle_walk` stood for.
     idle_walk_hits: u64,
+    /// Whether a walk refuses a job with no map that fits the disk without
+    /// looking up its map (`Space::fits_none`; tests turn it off to compare).
+    space_counts_on: bool,
+    /// Jobs a walk refused so.
+    space_count_hits: u64,
     class_waits: BTreeMap<String, DelayMode>,
     needs_beats: bool,
     preempt: Preemptor,
@@ -366,6 +371,8 @@ impl FairScheduler {
             idle_walk: IdleWalk::default(),
             idle_walks_on: true,
             idle_walk_hits: 0,
+            space_counts_on: true,
+            space_count_hits: 0,
             class_waits,
             needs_beats,
             preempt,
@@ -409,6 +416,14 @@ impl FairScheduler {
     #[cfg(test)]
     pub(crate) fn without_idle_walks(mut self) -> FairScheduler {
         self.idle_walks_on = false;
+        self
+    }
+
+    /// The same scheduler looking up the map of every job a walk visits,
+    /// even with no map of it fitting the node's disk (tests compare).
+    #[cfg(test)]
+    pub(crate) fn without_space_counts(mut self) -> FairScheduler {
+        self.space_counts_on = false;
         self
     }
 
@@ -734,9 +749,13 @@ impl FairScheduler {
             delay,
             space,
             idle_walk,
+            space_count_hits,
             ..
         } = self;
+        let space_counts = self.space_counts_on;
         let mut refused: Option<JobId> = None;
+        // The node's disk use, added up once per walk (`Space::fits_with`).
+        let mut used: Option<f64> = None;
         // Whether every job visited waits for node-local data with its
         // episode started (`IdleWalk`), and until when; the jobs go in the
         // record's own list, reused from walk to walk.
@@ -746,9 +765,29 @@ impl FairScheduler {
         let found = tree.walk(0, MAP, &mut |i| {
             let n = &tree.nodes[i as usize];
             let j = n.job?;
-            match delay.peek(st, j, node) {
+            let level = delay.allowed_level(st, j);
+            // On a full disk most jobs have no map that fits: any map will
+            // do off-rack, so whether the job is refused is a count, not a
+            // lookup (`find_map_task` finds a pending map there iff one is).
+            let peeked = if space_counts
+                && level == Locality::OffRack
+                && space.fits_none(st, node, j, &mut used)
+            {
+                let job = st.job(j);
+                let any = job.map_counts.pending > 0 && job.is_running();
+                debug_assert_eq!(any, st.find_map_task(j, node, level).is_some());
+                if any {
+                    *space_count_hits += 1;
+                    refused.get_or_insert(j);
+                    return None;
+                }
+                None
+            } else {
+                delay.peek_at(st, j, node, level)
+            };
+            match peeked {
                 Some((t, loc)) => {
-                    if !space.fits(st, node, j, t) {
+                    if !space.fits_with(st, node, j, t, &mut used) {
                         refused.get_or_insert(j);
                         return None;
                     }

@@ -42,6 +42,10 @@ pub struct Space {
     /// number of maps running on a node it bounds their outputs, so most
     /// checks need not add them up.
     max_out: f64,
+    /// Per job (by index), the smallest output of any of its maps, MB
+    /// (`-inf` until noted): a node without room for it has room for
+    /// none of the job's maps ([`Space::fits_none`]).
+    min_out: Vec<f64>,
     /// Earliest time a node is examined again for a victim.
     next_look: FxHashMap<NodeId, Time>,
     /// Map launches refused for space.
@@ -64,6 +68,7 @@ impl Space {
             victim,
             pending: Vec::new(),
             max_out: 0.0,
+            min_out: Vec::new(),
             next_look: FxHashMap::default(),
             refusals: 0,
             evictions: 0,
@@ -74,14 +79,35 @@ impl Space {
     pub fn note_job(&mut self, st: &ClusterState, j: JobId) {
         let spec = &st.job(j).spec;
         if self.enabled && !spec.reduces.is_empty() {
+            let mut min = f64::INFINITY;
             for m in spec.maps.iter() {
-                self.max_out = self.max_out.max(cost::map_output_mb(spec, &m));
+                let out = cost::map_output_mb(spec, &m);
+                self.max_out = self.max_out.max(out);
+                min = min.min(out);
             }
+            if self.min_out.len() <= j.idx() {
+                self.min_out.resize(j.idx() + 1, f64::NEG_INFINITY);
+            }
+            self.min_out[j.idx()] = min;
         }
     }
 
     /// Whether map `task` of `job` fits on `node`'s disk.
     pub fn fits(&self, st: &ClusterState, node: NodeId, job: JobId, task: u32) -> bool {
+        self.fits_with(st, node, job, task, &mut None)
+    }
+
+    /// [`Space::fits`] within one walk over the jobs for `node`: `used`
+    /// keeps the node's held outputs plus its running maps' outputs, the
+    /// same for every job of the walk, once added up.
+    pub fn fits_with(
+        &self,
+        st: &ClusterState,
+        node: NodeId,
+        job: JobId,
+        task: u32,
+        used: &mut Option<f64>,
+    ) -> bool {
         if !self.enabled {
             return true;
         }
@@ -93,6 +119,45 @@ impl Space {
             return true;
         }
         let out = cost::map_output_mb(spec, &spec.maps.at(task as usize));
+        self.room_for(st, node, cap, out, used)
+    }
+
+    /// Whether no map of `job` fits on `node`'s disk, whichever is
+    /// pending: not even its smallest output ([`Space::fits_with`] is
+    /// monotone in the output, so this is its answer for every map).
+    /// Lets a walk refuse a job without looking up which map it would run.
+    pub fn fits_none(
+        &self,
+        st: &ClusterState,
+        node: NodeId,
+        job: JobId,
+        used: &mut Option<f64>,
+    ) -> bool {
+        if !self.enabled {
+            return false;
+        }
+        let Some(cap) = st.disk_mb(node) else {
+            return false;
+        };
+        // Map-only jobs store nothing; jobs never noted have no minimum.
+        let min = self.min_out.get(job.idx()).copied();
+        match min {
+            Some(min) if min.is_finite() && !st.job(job).spec.reduces.is_empty() => {
+                !self.room_for(st, node, cap, min, used)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether an output of `out` MB fits on `node` (disk `cap`).
+    fn room_for(
+        &self,
+        st: &ClusterState,
+        node: NodeId,
+        cap: f64,
+        out: f64,
+        used: &mut Option<f64>,
+    ) -> bool {
         // The Fair Scheduler launches one task per map attempt, each of a
         // noted job: the running maps' outputs are at most `max_out` each.
         // Without the tolerance, so the exact sum below could not differ.
@@ -100,20 +165,23 @@ impl Space {
         if ns.intermediate_mb + out + ns.running_maps as f64 * self.max_out <= cap {
             return true;
         }
-        let running: f64 = st
-            .attempts_on(node)
-            .filter(|a| a.kind == TaskKind::Map)
-            .flat_map(|a| a.tasks())
-            .map(|t| {
-                let s = &st.job(t.job).spec;
-                if s.reduces.is_empty() {
-                    0.0
-                } else {
-                    cost::map_output_mb(s, &s.maps.at(t.index as usize))
-                }
-            })
-            .sum();
-        st.node(node).intermediate_mb + running + out <= cap + 1e-6
+        let used = *used.get_or_insert_with(|| {
+            let running: f64 = st
+                .attempts_on(node)
+                .filter(|a| a.kind == TaskKind::Map)
+                .flat_map(|a| a.tasks())
+                .map(|t| {
+                    let s = &st.job(t.job).spec;
+                    if s.reduces.is_empty() {
+                        0.0
+                    } else {
+                        cost::map_output_mb(s, &s.maps.at(t.index as usize))
+                    }
+                })
+                .sum();
+            ns.intermediate_mb + running
+        });
+        used + out <= cap + 1e-6
     }
 
     /// Rank key: lower is more favoured.

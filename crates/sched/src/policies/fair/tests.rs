@@ -430,7 +430,10 @@ fn full_disk_evicts_the_latest_job_and_the_earliest_progresses() {
     finish_all(&mut st, &mut s, 20);
     assert_eq!(st.node(NodeId(0)).intermediate_mb, 192.0);
     // Full: a is refused, and the later job's outputs go.
+    let counted = s.space_count_hits;
     assert!(beat(&mut st, &mut s, 0).is_empty());
+    // Both refused from a count: no map of either has room.
+    assert_eq!(s.space_count_hits, counted + 2);
     assert!(s.stats()["space_refusals"] >= 2.0);
     assert!(s.next_timer().is_some());
     let acts = s.on_timer(&st);
@@ -625,6 +628,110 @@ mod props {
                 prop_assert_eq!(&launched[0], &launched[1], "at {} ms, node {}", now_ms, node);
                 prop_assert_eq!(&launched[0], &launched[2], "at {} ms, node {} (declines offered)", now_ms, node);
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Refusing a job for disk space from a count when none of its
+        /// maps fits (`Space::fits_none`) changes no decision: a scheduler
+        /// doing so and one looking up every job's map, driven through the
+        /// same arrivals, heartbeats, task ends and evictions on small
+        /// disks, launch the same tasks and evict the same outputs.
+        #[test]
+        fn space_counts_change_no_decision(
+            reps in proptest::collection::vec(proptest::collection::vec(0u32..6, 1..3), 16),
+            jobs in proptest::collection::vec(
+                (proptest::collection::vec((0u32..16, 0usize..3), 1..6), 0u64..20, 0u32..3),
+                1..6,
+            ),
+            ops in proptest::collection::vec((0u32..6, 0u64..2500, 0u32..10), 20..150),
+            disk in 96u32..400,
+            delay in proptest::option::of((0u64..6, 0u64..6)),
+        ) {
+            let text = format!(
+                "reduce_slowstart = 1.0\n[[nodes]]\ncount = 6\nracks = 2\nmap_slots = 2\nreduce_slots = 1\ndisk_mb = {disk}\n"
+            );
+            let opts = match delay {
+                Some((a, b)) => format!("delay = \"wait\"\nlocality_wait_s = [{a}, {b}]\n"),
+                None => String::new(),
+            };
+            let mut runs: Vec<(ClusterState, FairScheduler)> = [true, false]
+                .into_iter()
+                .map(|on| {
+                    let st = state_with(&text, &reps);
+                    let s = from_toml(&opts, st.cluster()).unwrap();
+                    (st, if on { s } else { s.without_space_counts() })
+                })
+                .collect();
+            let mut arrivals: Vec<_> = jobs.iter().enumerate().collect();
+            arrivals.sort_by_key(|(i, (_, at, _))| (*at, *i));
+            let mut next = 0;
+            let mut now_ms = 0;
+            for (node, dt, what) in ops {
+                now_ms += dt;
+                let mut seen = Vec::new();
+                for (st, s) in runs.iter_mut() {
+                    st.advance_to(Time(now_ms * 1000));
+                    let mut k = next;
+                    while let Some((_, (maps, at, user))) = arrivals.get(k) {
+                        if at * 1000 > now_ms {
+                            break;
+                        }
+                        let mut j = data_job(0, 1);
+                        j.user = format!("u{user}");
+                        // Outputs of 16, 64 or 128 MB: a job's smallest
+                        // may fit where the map it would run does not.
+                        j.maps = maps
+                            .iter()
+                            .map(|&(b, size)| MapSpec {
+                                block: Some(BlockRef { dataset: DatasetId(0), index: b }),
+                                input_mb: [16.0, 64.0, 128.0][size],
+                                time: None,
+                            })
+                            .collect();
+                        submit(st, s, j);
+                        k += 1;
+                    }
+                    let mut evicted = Vec::new();
+                    match what {
+                        // Finish the node's first task.
+                        0..=5 => {
+                            let first = st.attempts_on(NodeId(what)).map(|a| (a.id, a.kind)).next();
+                            if let Some((a, kind)) = first {
+                                match kind {
+                                    TaskKind::Map => st.finish_map(a).unwrap(),
+                                    TaskKind::Reduce => {
+                                        st.finish_copy(a).unwrap();
+                                        st.finish_reduce(a).unwrap()
+                                    }
+                                }
+                                pump(st, s);
+                            }
+                        }
+                        // The scheduler's timer: evictions.
+                        6 if s.next_timer().is_some() => {
+                            for act in s.on_timer(st) {
+                                if let Action::EvictOutputs { job, node } = act {
+                                    st.evict_outputs(job, node);
+                                    evicted.push((job, node));
+                                }
+                            }
+                            pump(st, s);
+                        }
+                        _ => {}
+                    }
+                    seen.push((evicted, beat(st, s, node)));
+                }
+                next = arrivals.partition_point(|(_, (_, at, _))| at * 1000 <= now_ms);
+                prop_assert_eq!(&seen[0], &seen[1], "at {} ms, node {}", now_ms, node);
+            }
+            prop_assert_eq!(runs[1].1.space_count_hits, 0);
+            prop_assert_eq!(
+                runs[0].1.stats()["space_refusals"],
+                runs[1].1.stats()["space_refusals"]
+            );
         }
     }
 
