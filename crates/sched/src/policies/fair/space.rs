@@ -108,10 +108,7 @@ impl Space {
         task: u32,
         used: &mut Option<f64>,
     ) -> bool {
-        if !self.enabled {
-            return true;
-        }
-        let Some(cap) = st.disk_mb(node) else {
+        let Some(cap) = self.disk_of(st, node) else {
             return true;
         };
         let spec = &st.job(job).spec;
@@ -133,10 +130,7 @@ impl Space {
         job: JobId,
         used: &mut Option<f64>,
     ) -> bool {
-        if !self.enabled {
-            return false;
-        }
-        let Some(cap) = st.disk_mb(node) else {
+        let Some(cap) = self.disk_of(st, node) else {
             return false;
         };
         // Map-only jobs store nothing; jobs never noted have no minimum.
@@ -147,6 +141,11 @@ impl Space {
             }
             _ => false,
         }
+    }
+
+    /// `node`'s disk, MB, when space is managed and it has a limit.
+    fn disk_of(&self, st: &ClusterState, node: NodeId) -> Option<f64> {
+        self.enabled.then(|| st.disk_mb(node)).flatten()
     }
 
     /// Whether an output of `out` MB fits on `node` (disk `cap`).
