@@ -23,12 +23,24 @@ pub fn bar(label: &str) -> ProgressBar {
     pb
 }
 
+/// Simulated time without a job ending, while tasks run, after which a
+/// run says so on stderr once ([`RunProgress::update`]).
+const QUIET: Time = Time::from_secs(86_400);
+
 /// The progress line of one simulation: jobs ended, simulated time and
 /// events per second. Drawn only on a terminal, only when the output is not
 /// JSON, and only once the run has taken a second
 /// (`MRSCHED_PROGRESS_AFTER_MS` changes that delay), so short runs and
 /// scripts see nothing.
+///
+/// A run whose tasks keep running while no job ends for a simulated day
+/// (a policy keeping the cluster busy without finishing anything: see
+/// "Runs that stop finishing jobs" in `docs/simulator.md`) gets one
+/// warning on stderr, terminal or not: such a run looks like a hang, and
+/// the stall check (no task ending for a week) never fires for it.
 pub struct RunProgress {
+    label: String,
+    warned: bool,
     pb: ProgressBar,
     started: Instant,
     after: Duration,
@@ -54,6 +66,8 @@ impl RunProgress {
             .and_then(|v| v.parse().ok())
             .map_or(Duration::from_secs(1), Duration::from_millis);
         RunProgress {
+            label: label.to_string(),
+            warned: false,
             pb,
             started: Instant::now(),
             after,
@@ -65,6 +79,13 @@ impl RunProgress {
 
     /// Show where the run is.
     pub fn update(&mut self, p: &Progress) {
+        if let Some(w) = self.quiet_warning(p) {
+            if self.shown {
+                self.pb.println(w);
+            } else {
+                eprintln!("{w}");
+            }
+        }
         if !self.enabled {
             return;
         }
@@ -84,6 +105,26 @@ impl RunProgress {
             }
             self.shown = true;
         }
+    }
+
+    /// The warning for a run whose tasks run on while no job has ended for
+    /// [`QUIET`] (with jobs open all that time), the first time it is so.
+    fn quiet_warning(&mut self, p: &Progress) -> Option<String> {
+        let quiet = p.now.saturating_sub(p.quiet_since);
+        if self.warned || p.jobs_ended >= p.jobs || p.running_attempts == 0 || quiet < QUIET {
+            return None;
+        }
+        self.warned = true;
+        let since = clock(p.quiet_since);
+        Some(format!(
+            "warning: {}: no job has ended for {:.0} simulated hours (since {since}; {} of {} jobs still to end, {} {} running); the run goes on. See \"Runs that stop finishing jobs\" in docs/simulator.md",
+            self.label,
+            quiet.as_secs_f64() / 3600.0,
+            p.jobs - p.jobs_ended,
+            p.jobs,
+            p.running_attempts,
+            if p.running_attempts == 1 { "task" } else { "tasks" }
+        ))
     }
 
     /// Remove the line.
@@ -176,5 +217,38 @@ mod tests {
         assert_eq!(clock(Time::from_secs(0)), "00:00:00");
         assert_eq!(clock(Time::from_secs(3_723)), "01:02:03");
         assert_eq!(clock(Time::from_secs(2 * 86_400 + 59)), "2d 00:00:59");
+    }
+
+    #[test]
+    fn a_day_without_a_job_ending_is_said_once() {
+        let mut line = RunProgress::new("fair", false, None);
+        let at = |now: u64, ended: usize, last: u64, running: usize| Progress {
+            now: Time::from_secs(now),
+            jobs_ended: ended,
+            jobs: 10,
+            events: 0,
+            quiet_since: Time::from_secs(last),
+            running_attempts: running,
+        };
+        let h = 3600;
+        // Under a day, or nothing running (waiting for arrivals), or all
+        // done: nothing to say.
+        assert_eq!(line.quiet_warning(&at(23 * h, 0, 0, 5)), None);
+        assert_eq!(line.quiet_warning(&at(30 * h, 0, 0, 0)), None);
+        assert_eq!(line.quiet_warning(&at(30 * h, 10, 0, 5)), None);
+        let w = line.quiet_warning(&at(25 * h, 0, 0, 5)).unwrap();
+        assert!(
+            w.starts_with("warning: fair: no job has ended for 25 simulated hours (since 00:00:00; 10 of 10 jobs still to end, 5 tasks running)"),
+            "{w}"
+        );
+        // Once.
+        assert_eq!(line.quiet_warning(&at(50 * h, 0, 0, 5)), None);
+        let mut line = RunProgress::new("fifo", false, None);
+        let last = 19 * h + 31 * 60 + 2;
+        let w = line.quiet_warning(&at(last + 24 * h, 3, last, 7)).unwrap();
+        assert!(
+            w.contains("24 simulated hours (since 19:31:02; 7 of 10"),
+            "{w}"
+        );
     }
 }

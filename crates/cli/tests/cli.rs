@@ -442,6 +442,76 @@ fn simulate_progress_line_only_on_a_terminal_and_not_for_json() {
     assert!(!String::from_utf8_lossy(&piped.stderr).contains("events/s"));
 }
 
+/// A run whose tasks keep running while no job ends for a simulated day
+/// says so once on stderr, even piped and under `--format json`, and its
+/// output is unchanged. Here it is a job whose one map runs 27 hours; every
+/// heartbeat counts under `heartbeat_gaps`, so the run takes enough events
+/// for progress reports during the quiet day.
+#[test]
+fn a_day_without_a_job_ending_is_warned_of_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = dir.path().join("c.toml");
+    std::fs::write(
+        &cluster,
+        "name = \"c\"\nheartbeat_interval_s = 3\n[[nodes]]\ncount = 20\nmap_slots = 1\nreduce_slots = 1\n",
+    )
+    .unwrap();
+    let workload = dir.path().join("w.toml");
+    std::fs::write(
+        &workload,
+        "name = \"w\"\n[[jobs]]\nname = \"quick\"\narrival_s = 0\nmaps = 1\nmap_time_s = 10\n\
+         [[jobs]]\nname = \"long\"\narrival_s = 0\nmaps = 1\nmap_time_s = 97200\n",
+    )
+    .unwrap();
+    let run = |s: &str, workload: &std::path::Path| {
+        let out = bin()
+            .args(["simulate", "-f", "json", "-s", s, "-c"])
+            .arg(&cluster)
+            .arg("-w")
+            .arg(workload)
+            .output()
+            .expect("runs");
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+        assert_eq!(v["summary"]["succeeded"], 2);
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("fair+hfs-delay", &workload);
+    let warned: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("no job has ended"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{err}");
+    // Progress reports come every 100,000 events: a few simulated hours
+    // apart here.
+    let w = warned[0];
+    assert!(
+        w.starts_with("warning: fair+hfs-delay: no job has ended for 2"),
+        "{err}"
+    );
+    assert!(w.contains(" simulated hours (since 00:00:1"), "{err}");
+    assert!(
+        w.contains("1 of 2 jobs still to end, 1 task running)"),
+        "{err}"
+    );
+    // A day with no job open is not a day without a job ending: the long
+    // job arriving at 100,000 s starts the count.
+    let later = dir.path().join("later.toml");
+    std::fs::write(
+        &later,
+        std::fs::read_to_string(&workload).unwrap().replace(
+            "name = \"long\"\narrival_s = 0",
+            "name = \"long\"\narrival_s = 100000",
+        ),
+    )
+    .unwrap();
+    let err = run("fair+hfs-delay", &later);
+    assert!(
+        err.contains("simulated hours (since 1d 03:46:40; 1 of 2"),
+        "{err}"
+    );
+}
+
 /// Every file under `examples/` is valid as it stands.
 #[test]
 fn every_example_file_validates() {

@@ -307,6 +307,9 @@ struct Core<'a> {
     events: u64,
     task_events: u64,
     last_progress: Time,
+    /// Since when no job has ended while jobs were open (see
+    /// [`Progress::quiet_since`]).
+    quiet_since: Time,
     /// Attempts lost to node failures since `last_progress`.
     lost_since_progress: u64,
     /// How long tasks may run without any progress before the run is
@@ -373,6 +376,11 @@ pub struct Progress {
     pub jobs: usize,
     /// Events handled so far.
     pub events: u64,
+    /// Since when no job has ended while jobs were open: when a job last
+    /// ended, or last arrived with no job open.
+    pub quiet_since: Time,
+    /// Task attempts running now.
+    pub running_attempts: usize,
 }
 
 impl Progress {
@@ -481,6 +489,7 @@ pub fn simulate_with_progress(
             events: 0,
             task_events: 0,
             last_progress: Time::ZERO,
+            quiet_since: Time::ZERO,
             lost_since_progress: 0,
             running_stall_bound: None,
             capacity_times: cluster.capacity_change_times(),
@@ -528,6 +537,8 @@ pub fn simulate_with_progress(
                 jobs_ended: workload.jobs.len() - e.k.arrivals_left - e.k.open_jobs,
                 jobs: workload.jobs.len(),
                 events: e.k.events,
+                quiet_since: e.k.quiet_since,
+                running_attempts: e.st.running_attempts(),
             });
         }
     }
@@ -537,6 +548,8 @@ pub fn simulate_with_progress(
         jobs_ended: workload.jobs.len(),
         jobs: workload.jobs.len(),
         events: e.k.events,
+        quiet_since: e.k.quiet_since,
+        running_attempts: 0,
     });
     let info = RunInfo {
         scheduler: e.sched.name(),
@@ -601,6 +614,10 @@ impl Engine<'_> {
                     self.k.push(next.arrival, Ev::Arrival(i + 1));
                 }
                 self.k.arrivals_left -= 1;
+                if self.k.open_jobs == 0 {
+                    // Nothing was due to end before now.
+                    self.k.quiet_since = self.st.now();
+                }
                 self.k.open_jobs += 1;
                 self.k.progress_at(self.st.now());
                 // Shared with the workload, not copied.
@@ -925,6 +942,7 @@ impl Hooks for Core<'_> {
             }
             StateEvent::JobEnded(j) | StateEvent::JobRejected(j) => {
                 self.open_jobs -= 1;
+                self.quiet_since = st.now();
                 self.copy_profiles.remove(j);
                 if let Some(o) = self.map_finish_order.get_mut(j.idx()) {
                     *o = FinishOrder::Unlisted;
