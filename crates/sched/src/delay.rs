@@ -244,21 +244,9 @@ impl DelayScheduler {
     /// space, caps) peek first, then call [`DelayScheduler::launched_at`] or
     /// [`DelayScheduler::skip_at`].
     pub fn peek(&self, st: &ClusterState, job: JobId, node: NodeId) -> Option<(u32, Locality)> {
-        self.peek_at(st, job, node, self.allowed_level(st, job))
-    }
-
-    /// [`DelayScheduler::peek`] with the job's [`DelayScheduler::allowed_level`]
-    /// already known (`level`).
-    pub fn peek_at(
-        &self,
-        st: &ClusterState,
-        job: JobId,
-        node: NodeId,
-        level: Locality,
-    ) -> Option<(u32, Locality)> {
         // `find_map_task` answers "nothing pending" itself; at node level it
         // rejects a job without local data from one bit.
-        st.find_map_task(job, node, level)
+        st.find_map_task(job, node, self.allowed_level(st, job))
     }
 
     /// A map task of `job` for `node` within the job's allowed level, and

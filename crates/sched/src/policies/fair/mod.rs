@@ -783,7 +783,8 @@ impl FairScheduler {
                 }
                 None
             } else {
-                delay.peek_at(st, j, node, level)
+                // `DelayScheduler::peek`, with the level already read.
+                st.find_map_task(j, node, level)
             };
             match peeked {
                 Some((t, loc)) => {

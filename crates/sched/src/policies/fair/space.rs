@@ -133,12 +133,10 @@ impl Space {
         let Some(cap) = self.disk_of(st, node) else {
             return false;
         };
-        // Map-only jobs store nothing; jobs never noted have no minimum.
-        let min = self.min_out.get(job.idx()).copied();
-        match min {
-            Some(min) if min.is_finite() && !st.job(job).spec.reduces.is_empty() => {
-                !self.room_for(st, node, cap, min, used)
-            }
+        // Only jobs with reduces (map-only ones store nothing) and maps
+        // have a finite minimum (`note_job`).
+        match self.min_out.get(job.idx()) {
+            Some(&min) if min.is_finite() => !self.room_for(st, node, cap, min, used),
             _ => false,
         }
     }
