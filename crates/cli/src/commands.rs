@@ -3,8 +3,8 @@
 use crate::args::*;
 use crate::progress;
 use mrsched_metrics::output::{
-    compare_csv, compare_json, compare_run_json, compare_table, jobs_csv, render_table_aligned,
-    summary_text,
+    compare_csv, compare_run_json, compare_table, jobs_csv, render_table_aligned, summary_text,
+    write_compare_json,
 };
 use mrsched_metrics::{html, plot, Report};
 use mrsched_model::{Cluster, Estimate, Format as DocFormat, InputErrors, Source, Workload};
@@ -337,24 +337,29 @@ fn compare(a: CompareArgs) -> Result<()> {
     // Runs are independent: one per core, reports in the order asked.
     // Each run's JSON is rendered on its thread as it ends
     // (`compare_run_json`), not all at once after the last.
+    // A report rendered to JSON is freed on its thread unless the plots
+    // or the page need it.
     let lines = indicatif::MultiProgress::new();
     let json = a.run.format == Format::Json;
-    let (reports, runs_json): (Vec<Report>, Vec<Option<String>>) = mrsched_sim::parallel::map(
-        cfgs.len(),
-        |i| {
-            let r = run_one(&a.run, &cluster, &workload, &cfgs[i], Some(&lines))?;
-            let j = json
-                .then(|| compare_run_json(&r))
-                .transpose()
-                .map_err(fail)?;
-            Ok((r, j))
-        },
-        |_| {},
-    )
-    .into_iter()
-    .collect::<Result<Vec<_>>>()?
-    .into_iter()
-    .unzip();
+    let keep_reports = !json || a.plots.is_some() || a.html.is_some();
+    let (reports, runs_json): (Vec<Option<Report>>, Vec<Option<String>>) =
+        mrsched_sim::parallel::map(
+            cfgs.len(),
+            |i| {
+                let r = run_one(&a.run, &cluster, &workload, &cfgs[i], Some(&lines))?;
+                let j = json
+                    .then(|| compare_run_json(&r))
+                    .transpose()
+                    .map_err(fail)?;
+                Ok((keep_reports.then_some(r), j))
+            },
+            |_| {},
+        )
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
+    let reports: Vec<Report> = reports.into_iter().flatten().collect();
     if let Some(dir) = &a.plots {
         std::fs::create_dir_all(dir).map_err(fail)?;
         plot::response_cdf(&dir.join("response-cdf.svg"), &reports).map_err(fail)?;
@@ -377,13 +382,19 @@ fn compare(a: CompareArgs) -> Result<()> {
             }
         }
         Format::Json => {
-            let runs: Vec<String> = runs_json.into_iter().flatten().collect();
-            out(&compare_json(
-                &cluster.name,
-                &workload.name,
-                a.run.seed,
-                &runs,
-            ));
+            // Written run by run, each freed once out: not the whole
+            // document in memory beside its runs.
+            drop(reports);
+            let runs = runs_json.into_iter().flatten();
+            use std::io::Write;
+            let mut o = std::io::BufWriter::new(std::io::stdout().lock());
+            // A closed pipe ends the program quietly, as `out` does.
+            if write_compare_json(&mut o, &cluster.name, &workload.name, a.run.seed, runs)
+                .and_then(|_| o.flush())
+                .is_err()
+            {
+                std::process::exit(0);
+            }
         }
         Format::Csv => out(&compare_csv(&reports)),
     }

@@ -115,6 +115,39 @@ fn compare_prints_one_json_document_with_every_run() {
     );
 }
 
+/// Under `--format json` each run's report is freed once rendered, except
+/// when the figures or the page still need it.
+#[test]
+fn compare_as_json_with_figures_and_a_page_has_every_run_in_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let (figs, page) = (dir.path().join("figs"), dir.path().join("r.html"));
+    let args = [
+        "compare",
+        "-w",
+        "swim-fb2009-sample",
+        "-c",
+        "tiny",
+        "-s",
+        "fifo,fair",
+        "-f",
+        "json",
+    ];
+    let alone = run_ok(&args);
+    let mut with: Vec<&std::ffi::OsStr> = args.map(std::ffi::OsStr::new).to_vec();
+    with.extend([std::ffi::OsStr::new("--plots"), figs.as_os_str()]);
+    with.extend([std::ffi::OsStr::new("--html"), page.as_os_str()]);
+    assert_eq!(run_ok(&with), alone, "the same document either way");
+    let v: serde_json::Value = serde_json::from_slice(&alone).unwrap();
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<tr>").count(), 3, "header and two runs");
+    let cdf = std::fs::read_to_string(figs.join("response-cdf.svg")).unwrap();
+    assert!(
+        cdf.contains("fifo") && cdf.contains("fair"),
+        "both runs drawn"
+    );
+}
+
 #[test]
 fn compare_and_reproduce_give_the_same_output_on_any_number_of_threads() {
     // Four runs on one thread, on three, and one per core: the same bytes.

@@ -322,7 +322,11 @@ pub fn compare_csv(reports: &[Report]) -> String {
 /// rendering them together after the runs was a serial half-second.
 /// Object keys are sorted at every level, as in a `serde_json::Value`.
 pub fn compare_run_json(r: &Report) -> serde_json::Result<String> {
-    serde_json::to_string_pretty(&serde_json::to_value(r)?)
+    let mut s = serde_json::to_string_pretty(&serde_json::to_value(r)?)?;
+    // Kept until every run has ended: without the spare capacity its
+    // growth left (up to as much again).
+    s.shrink_to_fit();
+    Ok(s)
 }
 
 /// The comparison as one JSON document (with a final newline): the
@@ -330,23 +334,52 @@ pub fn compare_run_json(r: &Report) -> serde_json::Result<String> {
 /// [`compare_run_json`], in order. The same bytes as pretty-printing
 /// `{"cluster", "runs", "seed", "workload"}` as a `serde_json::Value`.
 pub fn compare_json(cluster: &str, workload: &str, seed: u64, runs: &[String]) -> String {
+    let mut o = Vec::new();
+    write_compare_json(
+        &mut o,
+        cluster,
+        workload,
+        seed,
+        runs.iter().map(String::as_str),
+    )
+    .expect("writing to memory");
+    String::from_utf8(o).expect("JSON is UTF-8")
+}
+
+/// [`compare_json`] written straight to `w`, each run as it comes: a
+/// day-long comparison of many jobs is hundreds of megabytes of JSON, and
+/// the document whole in memory beside its runs doubled what `compare`
+/// held at its end.
+pub fn write_compare_json(
+    w: &mut impl std::io::Write,
+    cluster: &str,
+    workload: &str,
+    seed: u64,
+    runs: impl IntoIterator<Item = impl AsRef<str>>,
+) -> std::io::Result<()> {
     // Strings render the same at any depth (a newline in one is escaped),
     // so a run nests by indenting each of its lines but the first.
     let quoted = |s: &str| serde_json::Value::from(s).to_string();
-    let mut o = format!("{{\n  \"cluster\": {},\n  \"runs\": [", quoted(cluster));
-    for (i, run) in runs.iter().enumerate() {
-        o.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        o.push_str(&run.replace('\n', "\n    "));
+    write!(w, "{{\n  \"cluster\": {},\n  \"runs\": [", quoted(cluster))?;
+    let mut any = false;
+    for run in runs {
+        w.write_all(if any { ",\n    " } else { "\n    " }.as_bytes())?;
+        any = true;
+        for (i, line) in run.as_ref().split('\n').enumerate() {
+            if i > 0 {
+                w.write_all(b"\n    ")?;
+            }
+            w.write_all(line.as_bytes())?;
+        }
     }
-    if !runs.is_empty() {
-        o.push_str("\n  ");
+    if any {
+        w.write_all(b"\n  ")?;
     }
-    let _ = write!(
-        o,
+    write!(
+        w,
         "],\n  \"seed\": {seed},\n  \"workload\": {}\n}}\n",
         quoted(workload)
-    );
-    o
+    )
 }
 
 fn csv_field(s: &str) -> String {
