@@ -21,7 +21,8 @@
 # beside the repository. With --fetch, a missing default trace is fetched
 # from the SWIM project (github.com/SWIMProjectUCB/SWIM, workloadSuite/)
 # into target/swim/ and checked by its md5. Without a trace the script
-# says so and exits 0.
+# says so and exits 0. Another shape of day, 40,000 small jobs:
+# scripts/busy-day.py > busy-day.tsv, then --trace busy-day.tsv --scale 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --scale) scale="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
     --fetch) fetch=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "dc-goals: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
