@@ -11,7 +11,7 @@ Defaults: 40,000 jobs in 86,400 s (a Poisson process, whole seconds as
 in SWIM), maps log-normal (median 25, mu 3.2, sigma 1.9, at most
 200,000; mrsched makes one map per 128 MB of input), 30% map-only, the
 others shuffling a log-normal fraction of their input (median 0.22) and
-writing 10-100% of it. About 6.2 M tasks, as many as the proxy at
+writing 10-100% of it. About 6.1 M tasks, as many as the proxy at
 `--swim-scale 30`, in seven times as many jobs.
 
 The file depends only on --jobs and --seed: the generator draws from
