@@ -539,7 +539,7 @@ impl Mirror {
         let present: BTreeSet<&str> = executors.iter().map(|e| e.id.as_str()).collect();
         for (i, e) in self.executors.iter().enumerate() {
             let n = NodeId(i as u32);
-            let alive = self.st.node(n).alive;
+            let alive = self.st.slots(n).alive;
             let here = present.contains(e.id.as_str());
             if alive && !here {
                 self.st.node_lost(n);
@@ -559,7 +559,7 @@ impl Mirror {
             .executors
             .iter()
             .enumerate()
-            .filter(|(i, _)| !forget_lost || self.st.node(NodeId(*i as u32)).alive)
+            .filter(|(i, _)| !forget_lost || self.st.slots(NodeId(*i as u32)).alive)
             .map(|(_, e)| e.clone())
             .collect();
         for e in executors {
@@ -744,7 +744,7 @@ impl Mirror {
                 }
                 // A task on a lost executor is the engine's to reset.
                 let on = self.by_executor.get(&t.executor).copied();
-                if let Some(n) = on.filter(|n| self.st.node(*n).alive) {
+                if let Some(n) = on.filter(|n| self.st.slots(*n).alive) {
                     adopt.push(((s.id, Work::Adopted(t.id)), s.attempt, t.id, n));
                 }
             }
@@ -827,7 +827,7 @@ impl Mirror {
         let Some(&n) = self.by_executor.get(executor) else {
             return Vec::new();
         };
-        if !self.st.node(n).alive || free == 0 {
+        if !self.st.slots(n).alive || free == 0 {
             return Vec::new();
         }
         self.stats.offers += 1;

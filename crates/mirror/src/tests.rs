@@ -317,7 +317,7 @@ fn a_rolled_back_stage_withdraws_its_tasks_and_runs_them_again() {
     e.round(&mut m, secs(1.0));
     let job = m.state().job(j);
     assert_eq!((job.map_counts.running, job.map_counts.pending), (0, 0));
-    assert!(!m.state().node(NodeId(1)).alive);
+    assert!(!m.state().slots(NodeId(1)).alive);
     // It runs again as attempt 1 with all three partitions.
     let s = e.stage("q", 1);
     s.state = StageState::Running;
@@ -402,7 +402,7 @@ fn ended_queries_are_forgotten_and_live_ones_keep_their_tasks() {
         );
         // e1 stays lost, and a compaction forgets it.
         let e1 = m.by_executor.get("e1").copied();
-        assert!(e1.is_none_or(|n| !m.state().node(n).alive));
+        assert!(e1.is_none_or(|n| !m.state().slots(n).alive));
     }
     assert_eq!(m.stats().jobs_ended, 12);
     assert_eq!(m.stats().compactions, 2);
@@ -431,7 +431,7 @@ fn ended_queries_are_forgotten_and_live_ones_keep_their_tasks() {
     });
     e.round(&mut m, secs(t + 1.0));
     assert_eq!(m.stats().rebuilds, 2);
-    assert!(m.state().node(m.by_executor["e1"]).alive);
+    assert!(m.state().slots(m.by_executor["e1"]).alive);
 }
 
 #[test]

@@ -188,7 +188,7 @@ impl Driver {
         n: NodeId,
     ) -> Result<u32, InvalidLaunch> {
         let mut launched = 0;
-        if !st.node(n).alive {
+        if !st.slots(n).alive {
             return Ok(launched);
         }
         sched.on_heartbeat(st, n);

@@ -226,7 +226,7 @@ impl PlanFollower {
     pub fn on_event(&mut self, st: &ClusterState, ev: &StateEvent) {
         match ev {
             StateEvent::AttemptEnded(a) if a.status != AttemptStatus::Succeeded => {
-                let node = if st.node(a.node).alive {
+                let node = if st.slots(a.node).alive {
                     a.node
                 } else {
                     self.least_loaded_alive(st).unwrap_or(a.node)
@@ -262,7 +262,7 @@ impl PlanFollower {
     fn least_loaded_alive(&self, st: &ClusterState) -> Option<NodeId> {
         (0..self.plan.queues.len())
             .map(|i| NodeId(i as u32))
-            .filter(|n| st.node(*n).alive)
+            .filter(|n| st.slots(*n).alive)
             .min_by_key(|n| (self.plan.queues[n.idx()].len(), *n))
     }
 }

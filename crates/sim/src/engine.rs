@@ -632,7 +632,7 @@ impl Engine<'_> {
                     self.k.set_queued(n, false);
                     self.k.next_k[n.idx()] += 1;
                 }
-                if !self.st.node(n).alive {
+                if !self.st.slots(n).alive {
                     return Ok(());
                 }
                 if !self.idle_beat_changes_nothing() {
@@ -684,7 +684,7 @@ impl Engine<'_> {
                 }
             }
             Ev::NodeDown(n, random) => {
-                if self.st.node(n).alive {
+                if self.st.slots(n).alive {
                     self.k.lost_since_progress += self.st.attempts_on(n).count() as u64;
                     self.st.node_lost(n);
                     if random {
@@ -694,7 +694,7 @@ impl Engine<'_> {
                 }
             }
             Ev::NodeUp(n, random) => {
-                if !self.st.node(n).alive {
+                if !self.st.slots(n).alive {
                     self.st.node_recovered(n);
                     self.k.wake(&self.st, n);
                     if random {
@@ -778,7 +778,7 @@ impl Engine<'_> {
         };
         if self.k.hist.is_some()
             || !self.k.opts.decline_beats
-            || !self.st.node(n).alive
+            || !self.st.slots(n).alive
             || self.idle_beat_changes_nothing()
             || !self.sched.decline_heartbeat(&self.st, n)
         {
@@ -831,7 +831,7 @@ impl Engine<'_> {
     /// heap operation less per task).
     fn maybe_oob(&mut self, n: NodeId) -> Result<(), SimError> {
         if self.st.cluster().heartbeat.on_completion
-            && self.st.node(n).alive
+            && self.st.slots(n).alive
             && (self.k.every_heartbeat || self.k.has_potential(&self.st, n))
         {
             self.heartbeat(n)?;
@@ -1256,7 +1256,7 @@ impl Core<'_> {
 
     /// Queue node `n`'s next periodic heartbeat if it is asleep.
     fn wake(&mut self, st: &ClusterState, n: NodeId) {
-        if !st.node(n).alive {
+        if !st.slots(n).alive {
             return;
         }
         if self.beats[n.idx()].queued {
@@ -1296,7 +1296,7 @@ impl Core<'_> {
     /// its cohort, and no wake-up ran since).
     #[inline]
     fn requeue_beat(&mut self, st: &ClusterState, n: NodeId) {
-        debug_assert!(st.node(n).alive && !self.beats[n.idx()].queued);
+        debug_assert!(st.slots(n).alive && !self.beats[n.idx()].queued);
         debug_assert!(self.cohort_of(n).is_none());
         let (k, t) = self.grid.first_beat(n.0, self.next_k[n.idx()], st.now().0);
         self.next_k[n.idx()] = k;

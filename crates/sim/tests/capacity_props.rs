@@ -27,7 +27,7 @@ impl Checker {
         let mut cap = [0u32; 2];
         for (i, node) in st.cluster().nodes.iter().enumerate() {
             let n = NodeId(i as u32);
-            let s = st.node(n);
+            let s = st.slots(n);
             if node.is_unified() {
                 cap[0] += node.total_slots();
                 cap[1] += node.total_slots();

@@ -35,7 +35,7 @@ impl<S> Checker<S> {
     fn check_slots(&mut self, st: &ClusterState) {
         for (i, node) in st.cluster().nodes.iter().enumerate() {
             let n = NodeId(i as u32);
-            let s = st.node(n);
+            let s = st.slots(n);
             if node.is_unified() {
                 if s.running_maps + s.running_reduces > node.total_slots() {
                     self.violations.push(format!(
@@ -60,10 +60,10 @@ impl<S> Checker<S> {
                         st.reducer_limit(n)
                     ));
                 }
-                if s.computing_reduces > node.reduce_slots() {
+                if st.node(n).computing_reduces > node.reduce_slots() {
                     self.violations.push(format!(
                         "{n} computes {} reducers on {} slots",
-                        s.computing_reduces,
+                        st.node(n).computing_reduces,
                         node.reduce_slots()
                     ));
                 }

@@ -19,7 +19,7 @@ use crate::blocks::{BlockMap, DatasetBlocks};
 use crate::events::StateEvent;
 use crate::index::top_pending;
 use crate::job::{Job, JobStatus, Task, TaskStatus};
-use crate::node::NodeState;
+use crate::node::{NodeSlots, NodeState};
 use crate::slab::AttemptSlab;
 use mrsched_model::cost;
 use mrsched_model::{
@@ -111,23 +111,13 @@ impl Usage {
     }
 }
 
-/// A node's slots, copied out of the cluster description: the slot checks
-/// run several times per launch and the node records are large.
-#[derive(Clone, Debug)]
-struct Caps {
-    map: u32,
-    reduce: u32,
-    total: u32,
-    max_reducers: u32,
-    unified: bool,
-}
-
 /// The JobTracker state shared by the simulator and the live master.
 pub struct ClusterState {
     now: Time,
     cluster: Cluster,
-    /// Slots of every node, by id.
-    caps: Vec<Caps>,
+    /// Slots of every node, by id: capacities copied out of the cluster
+    /// description, with the counts and liveness every heartbeat reads.
+    slots: Vec<NodeSlots>,
     /// Rack of every node, by id, copied out of the large node records:
     /// locality lookups and every admitted map's index entries read it.
     rack_of: Vec<RackId>,
@@ -217,6 +207,17 @@ impl ClusterState {
     #[inline]
     pub fn node(&self, n: NodeId) -> &NodeState {
         &self.nodes[n.idx()]
+    }
+
+    /// Node `n`'s slots: liveness, what runs, what other workloads take.
+    #[inline]
+    pub fn slots(&self, n: NodeId) -> &NodeSlots {
+        &self.slots[n.idx()]
+    }
+
+    /// Every node's slots, by id.
+    pub fn all_slots(&self) -> &[NodeSlots] {
+        &self.slots
     }
 
     /// All node states, by id.
@@ -341,16 +342,15 @@ impl ClusterState {
     /// Free map slots on node `n` (unified: free slots).
     #[inline]
     pub fn free_map_slots(&self, n: NodeId) -> u32 {
-        let s = &self.nodes[n.idx()];
+        let s = &self.slots[n.idx()];
         if !s.alive {
             return 0;
         }
-        let c = &self.caps[n.idx()];
-        if c.unified {
-            c.total
+        if s.unified {
+            s.total
                 .saturating_sub(s.running_maps + s.running_reduces + s.taken_map)
         } else {
-            c.map.saturating_sub(s.running_maps + s.taken_map)
+            s.map.saturating_sub(s.running_maps + s.taken_map)
         }
     }
 
@@ -358,13 +358,12 @@ impl ClusterState {
     /// (with copy-compute splitting, up to maxReducers; unified: free slots).
     #[inline]
     pub fn free_reduce_slots(&self, n: NodeId) -> u32 {
-        let s = &self.nodes[n.idx()];
+        let s = &self.slots[n.idx()];
         if !s.alive {
             return 0;
         }
-        let c = &self.caps[n.idx()];
-        if c.unified {
-            c.total
+        if s.unified {
+            s.total
                 .saturating_sub(s.running_maps + s.running_reduces + s.taken_reduce)
         } else {
             self.reducer_limit(n)
@@ -376,12 +375,37 @@ impl ClusterState {
     /// splitting, its reduce slots otherwise.
     #[inline]
     pub fn reducer_limit(&self, n: NodeId) -> u32 {
-        let c = &self.caps[n.idx()];
+        let c = &self.slots[n.idx()];
         if self.copy_compute_splitting {
             c.max_reducers.max(c.reduce)
         } else {
             c.reduce
         }
+    }
+
+    /// Slots of each kind (map, reduce) on the live nodes, less what other
+    /// workloads take: a unified node's free slots count for both kinds,
+    /// and reduce places are [`Self::reducer_limit`]'s (maxReducers under
+    /// copy-compute splitting). What the Fair, Capacity and FLEX
+    /// schedulers share out.
+    pub fn live_capacity(&self) -> [u64; 2] {
+        let mut cap = [0u64; 2];
+        for (i, s) in self.slots.iter().enumerate() {
+            if !s.alive {
+                continue;
+            }
+            if s.unified {
+                let free = s.total.saturating_sub(s.taken_map) as u64;
+                cap[0] += free;
+                cap[1] += free;
+            } else {
+                cap[0] += s.map.saturating_sub(s.taken_map) as u64;
+                cap[1] += self
+                    .reducer_limit(NodeId(i as u32))
+                    .saturating_sub(s.taken_reduce) as u64;
+            }
+        }
+        cap
     }
 
     /// Whether nodes run copy-compute splitting (CPAC).
@@ -397,12 +421,11 @@ impl ClusterState {
 
     /// Reducers that may compute at once on `n` now.
     pub fn compute_limit(&self, n: NodeId) -> u32 {
-        let node = &self.cluster.nodes[n.idx()];
-        if node.is_unified() {
+        let s = &self.slots[n.idx()];
+        if s.unified {
             u32::MAX
         } else {
-            node.reduce_slots()
-                .saturating_sub(self.nodes[n.idx()].taken_reduce)
+            s.reduce.saturating_sub(s.taken_reduce)
         }
     }
 
@@ -692,27 +715,26 @@ impl ClusterState {
     /// An empty cluster at time zero with every node alive.
     pub fn new(cluster: Cluster) -> ClusterState {
         let nodes = (0..cluster.nodes.len())
-            .map(|_| NodeState {
-                alive: true,
-                ..Default::default()
-            })
+            .map(|_| NodeState::default())
             .collect();
-        let caps = cluster
+        let slots = cluster
             .nodes
             .iter()
-            .map(|n| Caps {
+            .map(|n| NodeSlots {
+                alive: true,
                 map: n.map_slots(),
                 reduce: n.reduce_slots(),
                 total: n.total_slots(),
                 max_reducers: n.max_reducers,
                 unified: n.is_unified(),
+                ..NodeSlots::default()
             })
             .collect();
         let rack_of = cluster.nodes.iter().map(|n| n.rack).collect();
         let disk_mb = cluster.nodes.iter().map(|n| n.disk_mb).collect();
         let mut st = ClusterState {
             now: Time::ZERO,
-            caps,
+            slots,
             rack_of,
             disk_mb,
             blocks: BlockMap::default(),
@@ -890,7 +912,7 @@ impl ClusterState {
     /// Start an attempt on `node`. Checks everything a scheduler could get
     /// wrong and changes nothing when it refuses.
     pub fn launch(&mut self, node: NodeId, l: &Launch) -> Result<AttemptId, LaunchError> {
-        if node.idx() >= self.nodes.len() || !self.nodes[node.idx()].alive {
+        if node.idx() >= self.nodes.len() || !self.slots[node.idx()].alive {
             return Err(LaunchError::NodeDown(node));
         }
         let kind = l.kind();
@@ -1017,11 +1039,11 @@ impl ClusterState {
                 TaskKind::Reduce => self.launchable_reduces_total -= 1,
             }
         }
-        self.change_node(node, |s| {
+        self.change_node(node, |s, c| {
             s.attempts.push(id);
             match kind {
-                TaskKind::Map => s.running_maps += 1,
-                TaskKind::Reduce => s.running_reduces += 1,
+                TaskKind::Map => c.running_maps += 1,
+                TaskKind::Reduce => c.running_reduces += 1,
             }
         });
         self.attempts.insert(attempt, run_pos);
@@ -1318,7 +1340,7 @@ impl ClusterState {
     /// A node stopped heartbeating: its attempts are lost and re-run; map
     /// outputs it held are re-run for jobs whose reduces still need them.
     pub fn node_lost(&mut self, n: NodeId) {
-        if !self.nodes[n.idx()].alive {
+        if !self.slots[n.idx()].alive {
             return;
         }
         let running: Vec<AttemptId> = self.nodes[n.idx()].attempts.to_vec();
@@ -1331,8 +1353,8 @@ impl ClusterState {
                 self.unrun(t.job, kind, t.index);
             }
         }
-        self.change_node(n, |s| {
-            s.alive = false;
+        self.change_node(n, |s, c| {
+            c.alive = false;
             s.waiting_compute.clear();
         });
         let outputs = std::mem::take(&mut self.nodes[n.idx()].outputs);
@@ -1344,13 +1366,13 @@ impl ClusterState {
 
     /// A lost node is back, empty.
     pub fn node_recovered(&mut self, n: NodeId) {
-        if self.nodes[n.idx()].alive {
+        if self.slots[n.idx()].alive {
             return;
         }
-        self.change_node(n, |s| {
-            s.alive = true;
-            s.running_maps = 0;
-            s.running_reduces = 0;
+        self.change_node(n, |s, c| {
+            c.alive = true;
+            c.running_maps = 0;
+            c.running_reduces = 0;
             s.computing_reduces = 0;
             s.intermediate_mb = 0.0;
         });
@@ -1361,13 +1383,13 @@ impl ClusterState {
     /// Set the slots other workloads take on node `n`. Running attempts are
     /// never killed; the node simply takes no new work until it has room.
     pub fn set_taken(&mut self, n: NodeId, map: u32, reduce: u32) {
-        let s = &self.nodes[n.idx()];
-        if s.taken_map == map && s.taken_reduce == reduce {
+        let c = &self.slots[n.idx()];
+        if c.taken_map == map && c.taken_reduce == reduce {
             return;
         }
-        self.change_node(n, |s| {
-            s.taken_map = map;
-            s.taken_reduce = reduce;
+        self.change_node(n, |_, c| {
+            c.taken_map = map;
+            c.taken_reduce = reduce;
         });
         self.admit_compute(n);
         self.events.push(StateEvent::CapacityChanged(n));
@@ -1456,11 +1478,11 @@ impl ClusterState {
     /// available slots (alive, minus other workloads) of node `n`.
     #[inline]
     fn node_usage(&self, n: NodeId) -> (u64, u64) {
-        let s = &self.nodes[n.idx()];
+        let s = &self.slots[n.idx()];
         if !s.alive {
             return (0, 0);
         }
-        let c = &self.caps[n.idx()];
+        let c = s;
         if c.unified {
             (
                 (s.running_maps + s.running_reduces) as u64,
@@ -1477,13 +1499,13 @@ impl ClusterState {
 
     /// Apply `f` to node `n`, keeping the utilisation totals right.
     #[inline]
-    fn change_node(&mut self, n: NodeId, f: impl FnOnce(&mut NodeState)) {
+    fn change_node(&mut self, n: NodeId, f: impl FnOnce(&mut NodeState, &mut NodeSlots)) {
         if let Some(dirty) = &self.slot_dirty {
             let w = &dirty[n.idx() / 64];
             w.set(w.get() | 1 << (n.idx() % 64));
         }
         let (b0, a0) = self.node_usage(n);
-        f(&mut self.nodes[n.idx()]);
+        f(&mut self.nodes[n.idx()], &mut self.slots[n.idx()]);
         let (b1, a1) = self.node_usage(n);
         self.usage.busy = self.usage.busy + b1 - b0;
         self.usage.available = self.usage.available + a1 - a0;
@@ -1498,9 +1520,9 @@ impl ClusterState {
         att.status = status;
         att.end = Stamp::at(self.now);
         let (node, kind, phase) = (att.node, att.kind, att.phase);
-        let alive = self.nodes[node.idx()].alive;
+        let alive = self.slots[node.idx()].alive;
         if alive {
-            self.change_node(node, |s| {
+            self.change_node(node, |s, c| {
                 if let Some(p) = s.attempts.iter().position(|x| *x == a) {
                     // A handful of ids: shifting them one by one beats a
                     // call to memmove.
@@ -1510,9 +1532,9 @@ impl ClusterState {
                     s.attempts.pop();
                 }
                 match kind {
-                    TaskKind::Map => s.running_maps -= 1,
+                    TaskKind::Map => c.running_maps -= 1,
                     TaskKind::Reduce => {
-                        s.running_reduces -= 1;
+                        c.running_reduces -= 1;
                         match phase {
                             ReducePhase::Computing => s.computing_reduces -= 1,
                             ReducePhase::WaitingCompute => {
@@ -1685,7 +1707,7 @@ impl ClusterState {
             let Some(a) = self.nodes[n.idx()].waiting_compute.pop_front() else {
                 break;
             };
-            self.change_node(n, |s| s.computing_reduces += 1);
+            self.change_node(n, |s, _| s.computing_reduces += 1);
             let att = self
                 .attempts
                 .get_mut(&a)

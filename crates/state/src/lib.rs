@@ -25,4 +25,4 @@ pub use blocks::{BlockMap, DatasetBlocks};
 pub use cluster_state::{ClusterState, LaunchError, StateError, Usage};
 pub use events::StateEvent;
 pub use job::{Counts, Job, JobStatus, Task, TaskStats, TaskStatus, TaskTotals};
-pub use node::NodeState;
+pub use node::{NodeSlots, NodeState};

@@ -165,7 +165,7 @@ impl Core {
                 self.b
                     .nodes
                     .get(r as usize)
-                    .map(|n| (!f.st.node(NodeId(r)).alive, n.addr.clone()))
+                    .map(|n| (!f.st.slots(NodeId(r)).alive, n.addr.clone()))
             })
             .collect();
         v.sort();

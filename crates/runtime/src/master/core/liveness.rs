@@ -137,7 +137,7 @@ impl Core {
         let alive = self
             .formed
             .as_ref()
-            .is_some_and(|f| n < self.b.nodes.len() && f.st.node(NodeId(n as u32)).alive);
+            .is_some_and(|f| n < self.b.nodes.len() && f.st.slots(NodeId(n as u32)).alive);
         if !alive {
             return false;
         }
@@ -187,7 +187,7 @@ impl Core {
         let hb = self.b.settings.heartbeat;
         let mut out = Vec::new();
         for (i, n) in self.b.nodes.iter().enumerate() {
-            if !f.st.node(NodeId(i as u32)).alive || n.addr.is_empty() {
+            if !f.st.slots(NodeId(i as u32)).alive || n.addr.is_empty() {
                 continue;
             }
             let late =
@@ -252,7 +252,7 @@ impl Core {
         let timeout = self.b.settings.worker_timeout;
         let mut lost = Vec::new();
         for i in 0..self.b.nodes.len() {
-            if !f.st.node(NodeId(i as u32)).alive {
+            if !f.st.slots(NodeId(i as u32)).alive {
                 continue;
             }
             let silent = self.silence(i, at);

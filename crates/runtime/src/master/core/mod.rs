@@ -319,7 +319,7 @@ impl Book {
     /// writer), restricted to live workers.
     fn place(&mut self, st: &ClusterState, writer: Option<NodeId>, n: u32) -> Vec<u32> {
         let alive: Vec<u32> = (0..self.nodes.len() as u32)
-            .filter(|&i| st.node(NodeId(i)).alive)
+            .filter(|&i| st.slots(NodeId(i)).alive)
             .collect();
         let want = (n as usize).min(alive.len());
         let mut out: Vec<u32> =
@@ -347,7 +347,7 @@ impl Book {
             .iter()
             .map(|&r| {
                 let rn = NodeId(r);
-                let rank = if !st.node(rn).alive {
+                let rank = if !st.slots(rn).alive {
                     3
                 } else if rn == node {
                     0
@@ -791,7 +791,7 @@ impl Core {
         let (workers, ready) = match &self.formed {
             Some(f) => (
                 (0..self.b.nodes.len())
-                    .filter(|&i| f.st.node(NodeId(i as u32)).alive && self.b.nodes[i].session != 0)
+                    .filter(|&i| f.st.slots(NodeId(i as u32)).alive && self.b.nodes[i].session != 0)
                     .count() as u32,
                 true,
             ),

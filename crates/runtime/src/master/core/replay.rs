@@ -532,7 +532,7 @@ impl Core {
             .nodes
             .iter()
             .enumerate()
-            .any(|(i, n)| n.session == 0 && f.st.node(NodeId(i as u32)).alive)
+            .any(|(i, n)| n.session == 0 && f.st.slots(NodeId(i as u32)).alive)
     }
 
     /// Jobs the journal skips before `id` (a record lost by a damaged

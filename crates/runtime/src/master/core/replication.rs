@@ -131,7 +131,7 @@ impl Core {
             Some(f) => replicas
                 .iter()
                 .copied()
-                .filter(|&r| (r as usize) < self.b.nodes.len() && f.st.node(NodeId(r)).alive)
+                .filter(|&r| (r as usize) < self.b.nodes.len() && f.st.slots(NodeId(r)).alive)
                 .collect(),
             None => Vec::new(),
         }
@@ -281,7 +281,7 @@ impl Core {
         };
         let timeout = self.b.settings.rereplication.copy_timeout;
         let usable = |n: u32| {
-            f.st.node(NodeId(n)).alive
+            f.st.slots(NodeId(n)).alive
                 && self.b.nodes.get(n as usize).is_some_and(|x| x.session != 0)
         };
         let before = self.b.repl.inflight.len();
@@ -317,7 +317,7 @@ impl Core {
         };
         let s = &self.b.settings.rereplication;
         let n = self.b.nodes.len();
-        let alive: Vec<bool> = (0..n).map(|i| f.st.node(NodeId(i as u32)).alive).collect();
+        let alive: Vec<bool> = (0..n).map(|i| f.st.slots(NodeId(i as u32)).alive).collect();
         let usable: Vec<bool> = (0..n)
             .map(|i| alive[i] && self.b.nodes[i].session != 0 && !self.b.nodes[i].addr.is_empty())
             .collect();

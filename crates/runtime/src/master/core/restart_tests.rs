@@ -253,7 +253,7 @@ fn every_record_kind_replays_to_the_same_state_once_twice_duplicated_and_from_ev
         w[0].reports.clear();
         // `a` keeps heartbeating, `b` is silent.
         let deadline = Instant::now() + Duration::from_secs(20);
-        while c.formed.as_ref().unwrap().st.node(NodeId(1)).alive {
+        while c.formed.as_ref().unwrap().st.slots(NodeId(1)).alive {
             assert!(Instant::now() < deadline, "b was never declared lost");
             c.tick().unwrap();
             round(&mut c, &mut w[..1]);
@@ -601,7 +601,7 @@ fn a_worker_lost_after_its_maps_were_no_longer_needed_does_not_reopen_the_job() 
         let held = std::mem::take(&mut w[1].reports);
         // `a` falls silent and is declared lost: its outputs are no longer
         // needed, the maps stay done.
-        while c.formed.as_ref().unwrap().st.node(NodeId(0)).alive {
+        while c.formed.as_ref().unwrap().st.slots(NodeId(0)).alive {
             assert!(Instant::now() < deadline);
             c.tick().unwrap();
             round(&mut c, &mut w[1..]);

@@ -163,7 +163,7 @@ impl Core {
                 let id = NodeId(i as u32);
                 let (alive, maps, reduces) = match &self.formed {
                     Some(f) => (
-                        f.st.node(id).alive && n.session != 0,
+                        f.st.slots(id).alive && n.session != 0,
                         [
                             n.map_slots - f.st.free_map_slots(id).min(n.map_slots),
                             n.map_slots,

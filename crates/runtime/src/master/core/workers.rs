@@ -76,7 +76,7 @@ impl Core {
         out.computes.clear();
         let f = self.formed.as_mut().expect("formed");
         let busy = f.st.attempts_on(node).next().is_some();
-        if !f.st.node(node).alive {
+        if !f.st.slots(node).alive {
             f.st.node_recovered(node);
             self.journal.push(Record::NodeBack {
                 t: now.0,
@@ -158,7 +158,7 @@ impl Core {
                 .as_ref()
                 .expect("formed")
                 .st
-                .node(NodeId(hb.node))
+                .slots(NodeId(hb.node))
                 .alive;
         if !valid {
             return Ok(rereg);
@@ -376,8 +376,8 @@ impl Core {
                 // Its worker has not registered since the master started:
                 // it will soon, with its outputs.
                 Some((_, n))
-                    if self.b.nodes[*n as usize].session == 0 && f.st.node(NodeId(*n)).alive => {}
-                Some((k, n)) if f.st.node(NodeId(*n)).alive => {
+                    if self.b.nodes[*n as usize].session == 0 && f.st.slots(NodeId(*n)).alive => {}
+                Some((k, n)) if f.st.slots(NodeId(*n)).alive => {
                     done.push((i as u32, k.clone(), self.b.nodes[*n as usize].addr.clone()))
                 }
                 _ => missing.extend(t.node.map(|n| (i as u32, n))),

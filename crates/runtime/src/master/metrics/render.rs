@@ -56,7 +56,7 @@ fn workers(core: &Core, r: &mut Registry) {
         Some(f) => {
             let n = core.b.nodes.len();
             let lost = (0..n)
-                .filter(|&i| !f.st.node(NodeId(i as u32)).alive)
+                .filter(|&i| !f.st.slots(NodeId(i as u32)).alive)
                 .count();
             (lost, n)
         }

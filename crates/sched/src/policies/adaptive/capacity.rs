@@ -151,12 +151,12 @@ pub fn node_capacity(
     cycle: Time,
     change_times: &[Time],
 ) -> u32 {
-    if !st.node(n).alive {
+    if !st.slots(n).alive {
         return 0;
     }
     let slots = st.cluster().node(n).map_slots();
     match view {
-        CapacityView::Now => slots.saturating_sub(st.node(n).taken_map),
+        CapacityView::Now => slots.saturating_sub(st.slots(n).taken_map),
         CapacityView::Forecast => {
             let now = st.now();
             let end = now.saturating_add(cycle);

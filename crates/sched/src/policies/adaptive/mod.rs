@@ -214,7 +214,7 @@ impl Adaptive {
                 // Node losses are not forecast: the curve is scaled by the
                 // share of map slots on live nodes (our choice).
                 let alive: u64 = (0..st.nodes().len())
-                    .filter(|&i| st.nodes()[i].alive)
+                    .filter(|&i| st.all_slots()[i].alive)
                     .map(|i| st.cluster().nodes[i].map_slots() as u64)
                     .sum();
                 if alive == self.all_map_slots {
@@ -250,7 +250,7 @@ impl Adaptive {
             if st.cluster().node(n).is_unified() {
                 // Unified slots also run reduces: those they hold are not
                 // free for maps.
-                c = c.saturating_sub(st.node(n).running_reduces);
+                c = c.saturating_sub(st.slots(n).running_reduces);
             }
             capacity.push(c);
             let start = running.len();

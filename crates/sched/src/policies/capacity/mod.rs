@@ -429,23 +429,7 @@ impl CapacityScheduler {
 /// Slots of each kind on the live nodes, less what other workloads take
 /// (unified slots count for both kinds).
 fn capacity(st: &ClusterState) -> [f64; 2] {
-    let mut cap = [0u64; 2];
-    for (i, n) in st.cluster().nodes.iter().enumerate() {
-        let id = NodeId(i as u32);
-        let s = st.node(id);
-        if !s.alive {
-            continue;
-        }
-        if n.is_unified() {
-            let free = n.total_slots().saturating_sub(s.taken_map) as u64;
-            cap[MAP] += free;
-            cap[RED] += free;
-        } else {
-            cap[MAP] += n.map_slots().saturating_sub(s.taken_map) as u64;
-            cap[RED] += st.reducer_limit(id).saturating_sub(s.taken_reduce) as u64;
-        }
-    }
-    [cap[MAP] as f64, cap[RED] as f64]
+    st.live_capacity().map(|c| c as f64)
 }
 
 impl Scheduler for CapacityScheduler {

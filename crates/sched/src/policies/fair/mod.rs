@@ -910,24 +910,7 @@ struct IdleWalk {
 /// reducer places (maxReducers under copy-compute splitting), less what
 /// other workloads take.
 fn capacity(st: &ClusterState) -> [f64; 2] {
-    let mut cap = [0u64; 2];
-    for (i, n) in st.cluster().nodes.iter().enumerate() {
-        let s = st.node(NodeId(i as u32));
-        if !s.alive {
-            continue;
-        }
-        if n.is_unified() {
-            let free = n.total_slots().saturating_sub(s.taken_map) as u64;
-            cap[0] += free;
-            cap[1] += free;
-        } else {
-            cap[0] += n.map_slots().saturating_sub(s.taken_map) as u64;
-            cap[1] += st
-                .reducer_limit(NodeId(i as u32))
-                .saturating_sub(s.taken_reduce) as u64;
-        }
-    }
-    [cap[0] as f64, cap[1] as f64]
+    st.live_capacity().map(|c| c as f64)
 }
 
 impl Scheduler for FairScheduler {

@@ -159,7 +159,7 @@ impl Space {
         // noted job: the running maps' outputs are at most `max_out` each.
         // Without the tolerance, so the exact sum below could not differ.
         let ns = st.node(node);
-        if ns.intermediate_mb + out + ns.running_maps as f64 * self.max_out <= cap {
+        if ns.intermediate_mb + out + st.slots(node).running_maps as f64 * self.max_out <= cap {
             return true;
         }
         let used = *used.get_or_insert_with(|| {

@@ -147,19 +147,7 @@ impl Flex {
     /// Map slots available now: alive nodes' map slots not taken by other
     /// workloads.
     fn slots(st: &ClusterState) -> u32 {
-        st.cluster()
-            .nodes
-            .iter()
-            .zip(st.nodes())
-            .filter(|(_, s)| s.alive)
-            .map(|(n, s)| {
-                if n.is_unified() {
-                    n.total_slots().saturating_sub(s.taken_map)
-                } else {
-                    n.map_slots().saturating_sub(s.taken_map)
-                }
-            })
-            .sum()
+        st.live_capacity()[0] as u32
     }
 
     fn released(&self, j: JobId) -> bool {

@@ -217,7 +217,7 @@ impl Instance {
                 .collect();
             ends.sort_by(|a, b| a.total_cmp(b));
             for k in 0..node.total_slots() as usize {
-                inst.machine_free[slot] = if !st.node(nid).alive {
+                inst.machine_free[slot] = if !st.slots(nid).alive {
                     f64::INFINITY
                 } else {
                     ends.get(k).copied().unwrap_or(now)
