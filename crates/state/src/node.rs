@@ -1,6 +1,8 @@
 //! A node's live state: liveness, slot use, capacity taken by other
-//! workloads (the hot part, [`NodeSlots`]), and the rest: attempts,
-//! intermediate data held, map outputs ([`NodeState`]).
+//! workloads (the hot part, [`NodeSlots`]), and the rest: running attempts,
+//! reducers waiting to compute, map outputs held ([`NodeState`]). The
+//! intermediate data a node holds is a dense array of the cluster state's
+//! (`ClusterState::intermediate_on`).
 
 use mrsched_model::{AttemptId, JobId};
 use serde::{Deserialize, Serialize};
@@ -15,7 +17,7 @@ pub const INLINE_ATTEMPTS: usize = 12;
 /// A node's slots: what it has, what runs on it and what other workloads
 /// take, and whether it is alive. Every heartbeat and every wake-up reads
 /// these, so they live apart from the rest of the node's state
-/// ([`NodeState`]): 36 bytes a node, where the whole record is over 200, so
+/// ([`NodeState`]): 36 bytes a node, where the rest is 200, so
 /// a 3000-node cluster's fit in a core's L2 cache and a heartbeat's check
 /// reads one line, not two.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -47,8 +49,6 @@ pub struct NodeSlots {
 pub struct NodeState {
     /// Reduce attempts in their compute phase.
     pub computing_reduces: u32,
-    /// Intermediate data held, MB.
-    pub intermediate_mb: f64,
     /// Running attempts in launch order.
     pub attempts: SmallVec<[AttemptId; INLINE_ATTEMPTS]>,
     /// Reducers whose copy is done, waiting to compute (FIFO).

@@ -102,7 +102,7 @@ fn slowstart_then_copy_compute_then_done() {
     // Slow-start 0.5 of 2 maps: reduces are ready after one map.
     assert!(st.job(j).reduces_ready);
     assert_eq!(st.next_pending_reduce(j), Some(0));
-    assert_eq!(st.node(NodeId(0)).intermediate_mb, 64.0);
+    assert_eq!(st.intermediate_on(NodeId(0)), 64.0);
     let r = st.launch(NodeId(2), &Launch::reduce(j, 0)).unwrap();
     assert_eq!(st.attempt(r).unwrap().phase, ReducePhase::Copying);
     assert!(st.finish_reduce(r).is_err(), "cannot finish while copying");
@@ -343,7 +343,7 @@ fn outputs_on_lists_held_outputs_and_forgets_evicted_ones() {
     st.evict_outputs(b, NodeId(0));
     let held: Vec<(JobId, u32, f64)> = st.outputs_on(NodeId(0)).collect();
     assert_eq!(held, vec![(a, 0, 64.0)]);
-    assert_eq!(st.node(NodeId(0)).intermediate_mb, 64.0);
+    assert_eq!(st.intermediate_on(NodeId(0)), 64.0);
     assert_eq!(st.job(b).pending_maps(), 2, "the evicted map runs again");
     assert_eq!(st.outputs_on(NodeId(1)).count(), 0);
 }

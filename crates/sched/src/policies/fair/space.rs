@@ -158,8 +158,8 @@ impl Space {
         // The Fair Scheduler launches one task per map attempt, each of a
         // noted job: the running maps' outputs are at most `max_out` each.
         // Without the tolerance, so the exact sum below could not differ.
-        let ns = st.node(node);
-        if ns.intermediate_mb + out + st.slots(node).running_maps as f64 * self.max_out <= cap {
+        let held = st.intermediate_on(node);
+        if held + out + st.slots(node).running_maps as f64 * self.max_out <= cap {
             return true;
         }
         let used = *used.get_or_insert_with(|| {
@@ -176,7 +176,7 @@ impl Space {
                     }
                 })
                 .sum();
-            ns.intermediate_mb + running
+            held + running
         });
         used + out <= cap + 1e-6
     }

@@ -428,7 +428,7 @@ fn full_disk_evicts_the_latest_job_and_the_earliest_progresses() {
     assert_eq!(l.iter().map(|l| l.job()).collect::<Vec<_>>(), vec![a]);
     assert_eq!(s.next_timer(), None);
     finish_all(&mut st, &mut s, 20);
-    assert_eq!(st.node(NodeId(0)).intermediate_mb, 192.0);
+    assert_eq!(st.intermediate_on(NodeId(0)), 192.0);
     // Full: a is refused, and the later job's outputs go.
     let counted = s.space_count_hits;
     assert!(beat(&mut st, &mut s, 0).is_empty());
