@@ -219,11 +219,6 @@ impl ClusterState {
         &self.slots[n.idx()]
     }
 
-    /// Every node's slots, by id.
-    pub fn all_slots(&self) -> &[NodeSlots] {
-        &self.slots
-    }
-
     /// All node states, by id.
     pub fn nodes(&self) -> &[NodeState] {
         &self.nodes
@@ -1493,14 +1488,13 @@ impl ClusterState {
         if !s.alive {
             return (0, 0);
         }
-        let c = s;
-        if c.unified {
+        if s.unified {
             (
                 (s.running_maps + s.running_reduces) as u64,
-                c.total.saturating_sub(s.taken_map) as u64,
+                s.total.saturating_sub(s.taken_map) as u64,
             )
         } else {
-            let (m, r) = (c.map, c.reduce);
+            let (m, r) = (s.map, s.reduce);
             (
                 (s.running_maps.min(m) + s.running_reduces.min(r)) as u64,
                 (m.saturating_sub(s.taken_map) + r.saturating_sub(s.taken_reduce)) as u64,

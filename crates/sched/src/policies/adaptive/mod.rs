@@ -214,7 +214,7 @@ impl Adaptive {
                 // Node losses are not forecast: the curve is scaled by the
                 // share of map slots on live nodes (our choice).
                 let alive: u64 = (0..st.nodes().len())
-                    .filter(|&i| st.all_slots()[i].alive)
+                    .filter(|&i| st.slots(NodeId(i as u32)).alive)
                     .map(|i| st.cluster().nodes[i].map_slots() as u64)
                     .sum();
                 if alive == self.all_map_slots {
